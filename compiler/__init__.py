@@ -1,0 +1,1 @@
+"""Build-time half of rtc."""
