@@ -1,0 +1,102 @@
+"""Rendering a plan into a Python module, and loading modules in memory."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+import black
+import jinja2
+
+from rtc.runtime import API_VERSION
+
+from .errors import SourceError
+from .plan import Plan, lower, template_sha256
+from .validate import validate
+from .version import __version__
+
+_TEMPLATES = Path(__file__).with_name("codegen_templates")
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(_TEMPLATES)),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    autoescape=False,
+)
+_ENV.filters["pyrepr"] = repr
+
+
+def _pytuple(items: Any) -> str:
+    """Source of a tuple whose items are already source text (no magic trailing comma)."""
+    parts = [str(item) for item in items]
+    return "(" + parts[0] + ",)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+
+
+_ENV.filters["pytuple"] = _pytuple
+_BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
+
+
+def _as_template(template: dict[str, Any] | str | Path) -> Any:
+    if isinstance(template, (str, Path)):
+        path = Path(template)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise SourceError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    return template
+
+
+def build_plan(template: dict[str, Any] | str | Path) -> Plan:
+    return lower(validate(_as_template(template)))
+
+
+def render(plan: Plan) -> str:
+    return _ENV.get_template("module.py.j2").render(
+        plan=plan, version=__version__, api_version=API_VERSION
+    )
+
+
+def compile_template(template: dict[str, Any] | str | Path, *, format_code: bool = True) -> str:
+    """The source of the parser module for ``template`` (a dict, or a path to its JSON)."""
+    source = render(build_plan(template))
+    if format_code:
+        source = black.format_str(source, mode=_BLACK_MODE)
+    return source
+
+
+_CACHE: dict[str, types.ModuleType] = {}
+_LOCK = threading.Lock()
+
+
+def load(template: dict[str, Any] | str | Path) -> types.ModuleType:
+    """Compile ``template`` and import the module in memory (cached by template SHA-256)."""
+    data = _as_template(template)
+    plan = build_plan(data)
+    with _LOCK:
+        module = _CACHE.get(plan.sha256)
+        if module is not None:
+            return module
+        # Layout only differs from `compile_template` (black is skipped): same behaviour.
+        source = render(plan)
+        name = f"rtc_loaded_{plan.sha256[:16]}"
+        module = types.ModuleType(name)
+        module.__file__ = f"<rtc {name}>"
+        code = compile(source, module.__file__, "exec")
+        sys.modules[name] = module
+        try:
+            exec(code, module.__dict__)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        _CACHE[plan.sha256] = module
+        return module
+
+
+__all__ = ["build_plan", "compile_template", "load", "render", "template_sha256"]

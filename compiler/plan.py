@@ -1,0 +1,350 @@
+"""Lowering a validated template to the plan the code templates render.
+
+Everything the reference decides again on every ``feed()`` is decided here once: which
+delimiters each parser state watches and in which tie-break order, how each delimiter is
+matched (``str.find`` for a single literal, the ``regex`` module for literal lists and
+patterns), how much consumed text the patterns can still observe, how each field turns its
+body into a value and how it stores it. The code templates only lay these attributes out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import keyword
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rtc.runtime.transform import PLACEHOLDER
+
+from .literals import comment_text, fits_inline, py_literal
+from .model import Delimiter, Field, Template
+
+# Patterns that can look at consumed text further back than a fixed window: look-behinds,
+# and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
+_LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]")
+# How much consumed text other patterns may observe (\b, \B, (?m)^ need one character).
+PATTERN_CONTEXT = 64
+
+_TARGET_CLOSE = -2
+
+
+def template_sha256(template: dict[str, Any]) -> str:
+    canonical = json.dumps(template, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+@dataclass
+class Watch:
+    """One delimiter watched in one state, in tie-break order."""
+
+    comment: str
+    kind: str  # "literal" (single literal, str.find) or "regex" (literal list or pattern)
+    target: int  # field index to open, or -2 for the close of the current region
+    literal: str = ""  # repr of the literal, for kind == "literal"
+    length: int = 0
+    tail_const: str = ""
+    regex_const: str = ""
+    grows_at_edge: bool = True  # a complete match ending at the buffer end stays pending
+    captures: bool = False  # pass the match on: the open pattern has named groups
+
+
+@dataclass
+class State:
+    function: str
+    doc: str
+    watches: list[Watch]
+
+
+@dataclass
+class RegexConst:
+    name: str
+    comment: str
+    pattern: str  # repr
+
+
+@dataclass
+class FieldPlan:
+    index: int
+    name_literal: str
+    comment: str
+    function: str
+    value_lines: list[str]
+    dirty: bool
+    store: int
+    join_literal: str
+
+
+@dataclass
+class Plan:
+    sha256: str
+    template_literal: str
+    regexes: list[RegexConst] = field(default_factory=list)
+    data_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, expr
+    fields: list[FieldPlan] = field(default_factory=list)
+    states: list[State] = field(default_factory=list)
+    scanner_table: list[str] = field(default_factory=list)
+    implicit: int = -1
+    context: str = "0"
+    context_note: str = ""
+    required: str = "()"
+    default_keys: str = "frozenset()"
+    new_output_expr: str = "{}"
+    anchor_literal: str = ""
+    anchor_length: int = 0
+    anchor_regex: str = ""
+    anchor_comment: str = ""
+    runtime_imports: list[str] = field(default_factory=list)
+    uses_json: bool = False
+    uses_copy: bool = False
+    uses_regex: bool = False
+    loop_warning: str = ""
+
+
+def _identifier(name: str, taken: set[str], prefix: str) -> str:
+    """A readable, unique identifier derived from a field name (never trusted as-is)."""
+    stem = re.sub(r"[^0-9a-zA-Z_]", "_", name)[:40].strip("_") or "field"
+    candidate = f"{prefix}{stem}"
+    if keyword.iskeyword(candidate):
+        candidate += "_"
+    unique = candidate
+    n = 2
+    while unique in taken:
+        unique = f"{candidate}_{n}"
+        n += 1
+    taken.add(unique)
+    return unique
+
+
+class _Lowering:
+    def __init__(self, template: Template) -> None:
+        self.t = template
+        self.plan = Plan(
+            sha256=template_sha256(template.source),
+            template_literal=py_literal(template.source),
+        )
+        self.names: set[str] = set()
+        self.imports: set[str] = set()
+
+    def const(self, stem: str) -> str:
+        return _identifier(stem.upper(), self.names, "_")
+
+    def data(self, stem: str, comment: str, value: Any) -> str:
+        """A module-level constant holding template data, referenced by name."""
+        name = self.const(stem)
+        expr = py_literal(value)
+        if expr.startswith("_json."):
+            self.plan.uses_json = True
+        self.plan.data_consts.append((name, comment, expr))
+        return name
+
+    def regex_const(self, stem: str, comment: str, pattern: str) -> str:
+        name = self.const(stem)
+        self.plan.regexes.append(RegexConst(name, comment, repr(pattern)))
+        self.plan.uses_regex = True
+        return name
+
+    def watch(self, delim: Delimiter, role: str, f: Field, target: int) -> Watch:
+        comment = f"{role} {comment_text(f.name)}: {self.describe(delim)}"
+        single = delim.single_literal
+        if single is not None:
+            self.imports.add("from rtc.runtime.matching import literal_tail")
+            return Watch(comment, "literal", target, repr(single), len(single))
+        const = self.regex_const(f"{role}_{f.name}", comment, delim.pattern)
+        return Watch(
+            comment,
+            "regex",
+            target,
+            regex_const=const,
+            grows_at_edge=not delim.is_literal or delim.can_extend,
+            captures=role == "open" and bool(delim.group_names),
+        )
+
+    @staticmethod
+    def describe(delim: Delimiter) -> str:
+        if delim.single_literal is not None:
+            return f"literal {comment_text(delim.single_literal)}"
+        if delim.is_literal:
+            shown = ", ".join(comment_text(x, 30) for x in delim.literals[:6])
+            more = ", ..." if len(delim.literals) > 6 else ""
+            return f"literals [{shown}{more}]"
+        return f"pattern {comment_text(delim.pattern)}"
+
+    def lower(self) -> Plan:
+        t, plan = self.t, self.plan
+        fn_names: set[str] = set()
+        for f in t.fields:
+            plan.fields.append(self.lower_field(f, fn_names))
+        plan.implicit = t.implicit.index if t.implicit else -1
+        # State "outside": the implicit region (or the null sink) watches every open, in
+        # tie-break order (opens first, then by field name as a plain string), then the
+        # implicit field's close.
+        outside: list[Watch] = []
+        opens = sorted((f for f in t.fields if f.open is not None), key=lambda f: f.name)
+        for f in opens:
+            assert f.open is not None
+            outside.append(self.watch(f.open, "open", f, f.index))
+        if t.implicit is not None and t.implicit.close is not None:
+            outside.append(self.watch(t.implicit.close, "close", t.implicit, _TARGET_CLOSE))
+        where = (
+            f"the implicit field {comment_text(t.implicit.name)}"
+            if t.implicit
+            else "the null sink (no implicit field: text here is dropped)"
+        )
+        plan.states.append(State("_scan_outside", f"Outside explicit regions: {where}.", outside))
+        table = {-1: "_scan_outside"}
+        scan_names: set[str] = {"_scan_outside"}
+        for f in t.fields:
+            if f.implicit:
+                table[f.index] = "_scan_outside"
+                continue
+            fn = _identifier(f.name, scan_names, "_scan_in_")
+            watches = []
+            if f.close is not None:
+                watches.append(self.watch(f.close, "close", f, _TARGET_CLOSE))
+                doc = f"Inside {comment_text(f.name)}: only its close is watched."
+            else:
+                doc = f"Inside {comment_text(f.name)}: no close, the region runs to the end."
+            plan.states.append(State(fn, doc, watches))
+            table[f.index] = fn
+        plan.scanner_table = [table[i] for i in range(-1, len(t.fields))]
+        self.lower_context()
+        self.lower_output()
+        self.lower_anchor()
+        plan.runtime_imports = sorted(self.imports)
+        return plan
+
+    def lower_context(self) -> None:
+        patterns = [
+            d.pattern
+            for f in self.t.fields
+            for d in (f.open, f.close)
+            if d is not None and not d.is_literal
+        ]
+        if not patterns:
+            self.plan.context = "0"
+            self.plan.context_note = "literal delimiters only: consumed text is never needed"
+        elif any(_LOOKS_BACK.search(p) for p in patterns):
+            self.plan.context = "None"
+            self.plan.context_note = (
+                "a pattern may look behind arbitrarily far: the whole buffer is kept "
+                "(cost grows with the generation, as in the reference)"
+            )
+        else:
+            self.plan.context = str(PATTERN_CONTEXT)
+            self.plan.context_note = (
+                f"patterns see at most {PATTERN_CONTEXT} characters of consumed text "
+                "(enough for \\b, \\B and the start of the buffer)"
+            )
+
+    def lower_output(self) -> None:
+        t, plan = self.t, self.plan
+        if fits_inline(t.defaults):
+            plan.new_output_expr = py_literal(t.defaults)
+            if plan.new_output_expr.startswith("_json."):
+                plan.uses_json = True
+        else:
+            name = self.data("defaults", "the template's defaults", t.defaults)
+            plan.new_output_expr = f"_copy.deepcopy({name})"
+            plan.uses_copy = True
+        plan.default_keys = (
+            "frozenset(" + py_literal(sorted(t.defaults)) + ")" if t.defaults else "frozenset()"
+        )
+        required = [f.name for f in t.fields if not f.optional]
+        plan.required = (
+            "(" + ", ".join(repr(n) for n in required) + ("," if len(required) == 1 else "") + ")"
+        )
+
+    def lower_anchor(self) -> None:
+        anchor = self.t.start_anchor
+        plan = self.plan
+        plan.anchor_comment = self.describe(anchor)
+        if anchor.single_literal is not None:
+            plan.anchor_literal = repr(anchor.single_literal)
+            plan.anchor_length = len(anchor.single_literal)
+        else:
+            plan.anchor_regex = self.regex_const(
+                "start_anchor", plan.anchor_comment, anchor.pattern
+            )
+
+    def lower_field(self, f: Field, fn_names: set[str]) -> FieldPlan:
+        fn = _identifier(f.name, fn_names, "_finish_")
+        lines = [f"content = {self.content_expr(f)}"]
+        if f.has_transform:
+            lines.append(f"return {self.transform_expr(f)}")
+        else:
+            lines.append("return content")
+        if f.join is not None:
+            store = 2
+        elif f.repeats:
+            store = 1
+        else:
+            store = 0
+        return FieldPlan(
+            index=f.index,
+            name_literal=repr(f.name),
+            comment=comment_text(f.name),
+            function=fn,
+            value_lines=lines,
+            dirty=f.content not in ("text", "int", "float", "bool"),
+            store=store,
+            join_literal=repr(f.join),
+        )
+
+    def content_expr(self, f: Field) -> str:
+        args = f.content_args
+        if isinstance(args, dict) and f.content in ("text", "int", "float", "bool"):
+            # The arguments are known now: specialise the text rule (strip or not).
+            text = "body.strip()" if args.get("strip", True) else "body"
+            if f.content == "text":
+                return text
+            if f.content == "int":
+                return f"int({text})"
+            if f.content == "float":
+                return f"float({text})"
+            return f'{text}.lower() in ("true", "1")'
+        parser = {
+            "text": "parse_text",
+            "int": "parse_int",
+            "float": "parse_float",
+            "bool": "parse_bool",
+            "json": "parse_json",
+            "xml-inline": "parse_xml_inline",
+            "kv-lines": "parse_kv_lines",
+        }[f.content]
+        self.imports.add(f"from rtc.runtime.content import {parser}")
+        const = self.data(f"args_{f.name}", f"content_args of {comment_text(f.name)}", args)
+        return f"{parser}(body, {const})"
+
+    def transform_expr(self, f: Field) -> str:
+        transform = f.transform
+        if not f.transform_each and fits_inline(transform):
+            return self.render_expr(transform)
+        self.imports.add("from rtc.runtime.transform import apply")
+        const = self.data(f"transform_{f.name}", f"transform of {comment_text(f.name)}", transform)
+        return f"apply({f.name!r}, content, {const}, {f.transform_each!r}, captures)"
+
+    def render_expr(self, node: Any) -> str:
+        """A Python expression building the transform's output, evaluated like the reference."""
+        if isinstance(node, dict):
+            items = ", ".join(f"{k!r}: {self.render_expr(v)}" for k, v in node.items())
+            return "{" + items + "}"
+        if isinstance(node, list):
+            return "[" + ", ".join(self.render_expr(v) for v in node) + "]"
+        if isinstance(node, str):
+            whole = PLACEHOLDER.fullmatch(node)
+            if whole is None:
+                return repr(node)
+            path = whole.group(1)
+            root, *keys = path.split(".")
+            base = "content" if root == "content" else f"captures[{root!r}]"
+            if not keys:
+                return base
+            self.imports.add("from rtc.runtime.lookup import lookup")
+            return f"lookup({base}, {path!r}, {tuple(keys)!r})"
+        return py_literal(node)
+
+
+def lower(template: Template) -> Plan:
+    return _Lowering(template).lower()

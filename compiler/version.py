@@ -1,0 +1,3 @@
+"""The rtc version, written into every generated module."""
+
+__version__ = "0.1.0"

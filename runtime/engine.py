@@ -1,0 +1,253 @@
+"""The streaming engine shared by every generated parser.
+
+A generated module subclasses :class:`CompiledParser` and fills in its class attributes with
+what the compiler decided from the template: one scanner function per parser state (the
+delimiters watched there, already specialised), one finish function per field (content parser
+and transform), how each field stores its value, and the start-anchor truncation. This class
+only runs the loop that transformers 5.23.0's ``ResponseParser`` runs, with the same
+observable behaviour (events, values, exceptions, hold-back), but without re-copying or
+re-scanning text it has already classified.
+
+Scanner contract, for the state ``cur`` (index of the current field, or -1 for the null sink):
+``scan(buf, pos, eos) -> (hold, start, end, target, match)`` where ``target`` is -1 when no
+delimiter can be committed now (then ``hold`` is where pending delimiter text starts), the
+index of the field to open, or -2 for the close of the current region. ``match`` is the
+regex match of an open pattern with named groups (else ``None``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from .tools import coerce_tool_calls, read_tools
+
+Scanner = Callable[[str, int, bool], tuple[int, int, int, int, Any]]
+
+STORE_SET = 0
+STORE_APPEND = 1
+STORE_JOIN = 2
+
+_NO_PREFIX = (
+    "a prefix is required: pass the chat prompt sent to the model before generation "
+    "(chat templates often pre-write part of the assistant message, e.g. an opening <think>), "
+    'or prefix="" to opt out explicitly'
+)
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (list, dict, str)) and not value)
+
+
+class LoopError(ValueError):
+    """The template's zero-width delimiters would re-fire forever at one position.
+
+    transformers 5.23.0 never returns in this situation; rtc raises instead (a declared
+    deviation).
+    """
+
+
+class CompiledParser:
+    """Base class of every generated ``ResponseParser``; one instance parses one generation."""
+
+    # Filled in by the generated subclass.
+    _names: ClassVar[tuple[str, ...]]
+    _dirty: ClassVar[tuple[bool, ...]]
+    _finish: ClassVar[tuple[Callable[[str, dict[str, str]], Any], ...]]
+    _store: ClassVar[tuple[int, ...]]
+    _joins: ClassVar[tuple[str | None, ...]]
+    _required: ClassVar[tuple[str, ...]]
+    _default_keys: ClassVar[frozenset[str]]
+    _implicit: ClassVar[int]
+    _scanners: ClassVar[tuple[Scanner, ...]]
+    _context: ClassVar[int | None]
+
+    __slots__ = (
+        "initial_events",
+        "_buf",
+        "_pos",
+        "_cur",
+        "_opened",
+        "_parts",
+        "_captures",
+        "_out",
+        "_tools",
+        "_finalized",
+    )
+
+    def __init__(self, prefix: str | None = None, *, tools: Sequence[Any] | None = None) -> None:
+        if prefix is None:
+            raise ValueError(_NO_PREFIX)
+        self._tools: dict[str, dict[str, Any]] = read_tools(tools)
+        self._buf = ""
+        self._pos = 0
+        self._out: dict[str, Any] = self._new_output()
+        self._cur = self._implicit
+        self._opened = False
+        self._parts: list[str] = []
+        self._captures: dict[str, str] = {}
+        self._finalized = False
+        self.initial_events: list[dict[str, Any]] = []
+        if prefix:
+            truncated = self._truncate(prefix)
+            if truncated:
+                self._buf = truncated
+                self._process(self.initial_events, False)
+
+    # -- hooks provided by the generated module ---------------------------------------------
+
+    @staticmethod
+    def _new_output() -> dict[str, Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _truncate(prefix: str) -> str:
+        raise NotImplementedError
+
+    # -- public API --------------------------------------------------------------------------
+
+    def feed(self, text: str) -> list[dict[str, Any]]:
+        """Consume the next piece of generated text; return the events it completes."""
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
+        if text:
+            if not isinstance(text, str):
+                raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
+            context = self._context
+            pos = self._pos
+            if context is not None and pos > context:
+                # Text before pos is consumed; keep only what the delimiter patterns can still
+                # observe (look-behind, \b, ^), so a long generation is never re-copied.
+                self._buf = self._buf[pos - context :] + text
+                self._pos = context
+            else:
+                self._buf += text
+        events: list[dict[str, Any]] = []
+        self._process(events, False)
+        return events
+
+    def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """End of stream: close what is open, check required fields, return the message."""
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
+        events: list[dict[str, Any]] = []
+        self._process(events, True)
+        out = self._out
+        missing = [name for name in self._required if name not in out]
+        if missing:
+            raise ValueError(
+                f"Required response_template fields missing from parsed output: {missing}"
+            )
+        keep = self._default_keys
+        self._out = out = {k: v for k, v in out.items() if k in keep or not _is_empty(v)}
+        self._finalized = True
+        return out, events
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def _process(self, events: list[dict[str, Any]], eos: bool) -> None:
+        scanners = self._scanners
+        buf = self._buf
+        stalled: set[tuple[int, bool]] | None = None
+        while True:
+            pos = self._pos
+            hold, start, end, target, match = scanners[self._cur + 1](buf, pos, eos)
+            if target != -1:
+                if end == pos:
+                    # Nothing consumed: the same state at the same position means the
+                    # reference would cycle forever; detect it instead of hanging.
+                    state = (self._cur, self._opened)
+                    if stalled is None:
+                        stalled = {state}
+                    elif state in stalled:
+                        raise LoopError(
+                            "the template's zero-width delimiters re-fire forever at position "
+                            f"{pos} (transformers 5.23.0 never returns here)"
+                        )
+                    else:
+                        stalled.add(state)
+                else:
+                    stalled = None
+                if start > pos:
+                    self._route(events, buf[pos:start])
+                self._pos = end
+                if target >= 0:
+                    self._close(events)
+                    self._open(events, target, match)
+                else:
+                    had_text = self._opened
+                    self._close(events)
+                    if not had_text and start == end:
+                        # A zero-width close of a region that never opened would fire again
+                        # at once: stop this call here, like the reference.
+                        break
+                continue
+            if eos:
+                if pos < len(buf):
+                    self._route(events, buf[pos:])
+                    self._pos = len(buf)
+                self._close(events)
+                break
+            if hold > pos:
+                self._route(events, buf[pos:hold])
+                self._pos = hold
+            break
+
+    def _route(self, events: list[dict[str, Any]], text: str) -> None:
+        cur = self._cur
+        if cur < 0:
+            return  # the null sink: text outside every region is dropped silently
+        name = self._names[cur]
+        if not self._opened:
+            events.append({"type": "region_open", "field": name})
+            self._opened = True
+        self._parts.append(text)
+        events.append(
+            {"type": "region_chunk", "field": name, "text": text, "dirty": self._dirty[cur]}
+        )
+
+    def _open(self, events: list[dict[str, Any]], index: int, match: Any) -> None:
+        self._cur = index
+        self._captures = (
+            {} if match is None else {k: v for k, v in match.groupdict().items() if v is not None}
+        )
+        self._parts = []
+        self._opened = True
+        events.append({"type": "region_open", "field": self._names[index]})
+
+    def _close(self, events: list[dict[str, Any]]) -> None:
+        cur = self._cur
+        if cur < 0 or not self._opened:
+            self._reset()
+            return
+        parts = self._parts
+        body = parts[0] if len(parts) == 1 else "".join(parts)
+        # Keep the joined body: if finishing raises, the region stays current (no rollback)
+        # and later text is appended to it, as in the reference.
+        self._parts = [body]
+        value = self._finish[cur](body, self._captures)
+        if self._tools:
+            value = coerce_tool_calls(value, self._tools)
+        name = self._names[cur]
+        store = self._store[cur]
+        out = self._out
+        if store == STORE_SET:
+            out[name] = value
+        elif store == STORE_APPEND:
+            out.setdefault(name, []).append(value)
+        else:
+            if not isinstance(value, str):
+                raise ValueError(
+                    f"Field {name!r}: 'join' requires each match to parse to a string, "
+                    f"got {type(value).__name__}."
+                )
+            previous = out.get(name)
+            out[name] = value if previous is None else previous + self._joins[cur] + value
+        events.append({"type": "region_close", "field": name, "value": value})
+        self._reset()
+
+    def _reset(self) -> None:
+        self._cur = self._implicit
+        self._captures = {}
+        self._parts = []
+        self._opened = False
