@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import regex
+
 from rtc.runtime.transform import PLACEHOLDER
 
 from .literals import comment_text, fits_inline, py_literal
@@ -28,6 +30,22 @@ _LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]")
 PATTERN_CONTEXT = 64
 
 _TARGET_CLOSE = -2
+
+
+# Probe texts for a defect of the regex module: some patterns searched at the very end of the
+# text in partial mode report a complete match whose end lies before its start, and the
+# reference then moves back to that absolute position. Reproducing it needs the whole buffer.
+_PROBES = ("", "a", "xyz", "a\n1>\n> ", "hello world", "<tool_call>\n", " \n\t")
+
+
+def _jumps_back(pattern: str) -> bool:
+    compiled = regex.compile(pattern, regex.DOTALL)
+    for probe in _PROBES:
+        for pos in range(len(probe) + 1):
+            m = compiled.search(probe, pos, partial=True)
+            if m is not None and m.end() < m.start():
+                return True
+    return False
 
 
 def template_sha256(template: dict[str, Any]) -> str:
@@ -225,7 +243,7 @@ class _Lowering:
         if not patterns:
             self.plan.context = "0"
             self.plan.context_note = "literal delimiters only: consumed text is never needed"
-        elif any(_LOOKS_BACK.search(p) for p in patterns):
+        elif any(_LOOKS_BACK.search(p) or _jumps_back(p) for p in patterns):
             self.plan.context = "None"
             self.plan.context_note = (
                 "a pattern may look behind arbitrarily far: the whole buffer is kept "

@@ -148,15 +148,16 @@ class CompiledParser:
     def _process(self, events: list[dict[str, Any]], eos: bool) -> None:
         scanners = self._scanners
         buf = self._buf
-        stalled: set[tuple[int, bool]] | None = None
+        # Configurations (pos, region, opened) seen after a commit that consumed nothing. The
+        # loop is deterministic in them, so meeting one twice means the reference would cycle
+        # forever (zero-width delimiters re-firing): raise instead of hanging.
+        stalled: set[tuple[int, int, bool]] | None = None
         while True:
             pos = self._pos
             hold, start, end, target, match = scanners[self._cur + 1](buf, pos, eos)
             if target != -1:
-                if end == pos:
-                    # Nothing consumed: the same state at the same position means the
-                    # reference would cycle forever; detect it instead of hanging.
-                    state = (self._cur, self._opened)
+                if end <= pos:
+                    state = (pos, self._cur, self._opened)
                     if stalled is None:
                         stalled = {state}
                     elif state in stalled:
@@ -166,8 +167,6 @@ class CompiledParser:
                         )
                     else:
                         stalled.add(state)
-                else:
-                    stalled = None
                 if start > pos:
                     self._route(events, buf[pos:start])
                 self._pos = end
