@@ -26,6 +26,9 @@ from .model import Delimiter, Field, Template
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
 _LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]")
+# Patterns whose matches depend on where a search starts (\G, reverse searching): for them
+# one end-of-stream pass is not provably the same as a partial pass followed by it.
+_START_SENSITIVE = re.compile(r"\\G|\(\?[a-zA-Z0-9-]*r[a-zA-Z0-9-]*[:)]")
 # How much consumed text other patterns may observe (\b, \B, (?m)^ need one character).
 PATTERN_CONTEXT = 64
 
@@ -73,6 +76,9 @@ class State:
     function: str
     doc: str
     watches: list[Watch]
+    # Characters that can begin a watched delimiter, when all are literals (None otherwise):
+    # a chunk without any of them cannot touch a delimiter.
+    first_chars: str | None = None
 
 
 @dataclass
@@ -118,6 +124,9 @@ class Plan:
     uses_copy: bool = False
     uses_regex: bool = False
     loop_warning: str = ""
+    whole_pass_exact: bool = True
+    fast_checks: list[tuple[str, str]] = field(default_factory=list)  # (condition, comment)
+    fast_consts: list[tuple[str, str]] = field(default_factory=list)  # (name, frozenset expr)
 
 
 def _identifier(name: str, taken: set[str], prefix: str) -> str:
@@ -180,6 +189,18 @@ class _Lowering:
         )
 
     @staticmethod
+    def first_chars(delims: list[Delimiter | None]) -> str | None:
+        chars: dict[str, None] = {}
+        for delim in delims:
+            if delim is None:
+                continue
+            if not delim.is_literal:
+                return None
+            for literal in delim.literals:
+                chars[literal[0]] = None
+        return "".join(chars)
+
+    @staticmethod
     def describe(delim: Delimiter) -> str:
         if delim.single_literal is not None:
             return f"literal {comment_text(delim.single_literal)}"
@@ -210,7 +231,16 @@ class _Lowering:
             if t.implicit
             else "the null sink (no implicit field: text here is dropped)"
         )
-        plan.states.append(State("_scan_outside", f"Outside explicit regions: {where}.", outside))
+        plan.states.append(
+            State(
+                "_scan_outside",
+                f"Outside explicit regions: {where}.",
+                outside,
+                self.first_chars(
+                    [f.open for f in opens] + [t.implicit.close if t.implicit is not None else None]
+                ),
+            )
+        )
         table = {-1: "_scan_outside"}
         scan_names: set[str] = {"_scan_outside"}
         for f in t.fields:
@@ -224,14 +254,39 @@ class _Lowering:
                 doc = f"Inside {comment_text(f.name)}: only its close is watched."
             else:
                 doc = f"Inside {comment_text(f.name)}: no close, the region runs to the end."
-            plan.states.append(State(fn, doc, watches))
+            plan.states.append(State(fn, doc, watches, self.first_chars([f.close])))
             table[f.index] = fn
         plan.scanner_table = [table[i] for i in range(-1, len(t.fields))]
+        self.lower_fast_paths(table)
         self.lower_context()
         self.lower_output()
         self.lower_anchor()
         plan.runtime_imports = sorted(self.imports)
         return plan
+
+    def lower_fast_paths(self, table: dict[int, str]) -> None:
+        """Per region, the test that lets ``feed()`` pass a chunk straight through."""
+        by_function = {state.function: state for state in self.plan.states}
+        first = -1 if self.t.implicit is None else 0  # no null sink beside an implicit field
+        for cur in range(first, len(self.t.fields)):
+            state = by_function[table[cur]]
+            chars = state.first_chars
+            if chars is None:
+                continue
+            where = "the null sink" if cur == -1 else comment_text(self.t.fields[cur].name)
+            if not chars:
+                check = f"cur == {cur}"
+                comment = f"{where}: nothing is watched"
+            elif len(chars) == 1:
+                check = f"(cur == {cur} and {chars!r} not in text)"
+                comment = f"{where}: no {comment_text(chars)} in the chunk"
+            else:
+                const = self.const(f"first_chars_{state.function}")
+                if const not in {name for name, _ in self.plan.fast_consts}:
+                    self.plan.fast_consts.append((const, f"frozenset({chars!r})"))
+                check = f"(cur == {cur} and {const}.isdisjoint(text))"
+                comment = f"{where}: none of {comment_text(chars)} in the chunk"
+            self.plan.fast_checks.append((check, comment))
 
     def lower_context(self) -> None:
         patterns = [
@@ -240,6 +295,9 @@ class _Lowering:
             for d in (f.open, f.close)
             if d is not None and not d.is_literal
         ]
+        self.plan.whole_pass_exact = not any(
+            _START_SENSITIVE.search(p) or _jumps_back(p) for p in patterns
+        )
         if not patterns:
             self.plan.context = "0"
             self.plan.context_note = "literal delimiters only: consumed text is never needed"

@@ -61,6 +61,7 @@ class CompiledParser:
     _implicit: ClassVar[int]
     _scanners: ClassVar[tuple[Scanner, ...]]
     _context: ClassVar[int | None]
+    _whole_pass_exact: ClassVar[bool]
 
     __slots__ = (
         "initial_events",
@@ -132,6 +133,27 @@ class CompiledParser:
             raise RuntimeError("ResponseParser already finalized")
         events: list[dict[str, Any]] = []
         self._process(events, True)
+        return self._message(), events
+
+    def parse_whole(self, text: Any) -> dict[str, Any]:
+        """``feed(text)`` then ``finalize()``, returning only the message, in one end-of-stream pass.
+
+        Only for templates the compiler marked ``_whole_pass_exact``: for them a partial-mode
+        pass followed by the end-of-stream pass commits exactly the delimiters one
+        end-of-stream pass commits, in the same order (it can only stop earlier and resume at
+        the same point), so the message and any exception are the same; only the chunking of
+        events differs, and this path returns no events.
+        """
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
+        if text:
+            if not isinstance(text, str):
+                raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
+            self._buf += text
+        self._process([], True)
+        return self._message()
+
+    def _message(self) -> dict[str, Any]:
         out = self._out
         missing = [name for name in self._required if name not in out]
         if missing:
@@ -141,7 +163,7 @@ class CompiledParser:
         keep = self._default_keys
         self._out = out = {k: v for k, v in out.items() if k in keep or not _is_empty(v)}
         self._finalized = True
-        return out, events
+        return out
 
     # -- the loop ----------------------------------------------------------------------------
 

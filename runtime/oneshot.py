@@ -12,6 +12,8 @@ def parse_one(
     parser_cls: type[CompiledParser], text: Any, prefix: Any, tools: Sequence[Any] | None
 ) -> dict[str, Any]:
     parser = parser_cls(prefix, tools=tools)
+    if parser_cls._whole_pass_exact:
+        return parser.parse_whole(text)
     parser.feed(text)
     return parser.finalize()[0]
 
