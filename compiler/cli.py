@@ -19,6 +19,7 @@ from typing import IO, Any
 import click
 
 from rtc.compiler import compile_template, load
+from rtc.compiler.bench import bench_command
 from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
 from rtc.compiler.sources import (
     STDIN,
@@ -375,6 +376,9 @@ def _parsing() -> Iterator[None]:
 def _print_json(*values: Any) -> None:
     for value in values:
         click.echo(json.dumps(value, ensure_ascii=True))
+
+
+main.add_command(bench_command)
 
 
 if __name__ == "__main__":

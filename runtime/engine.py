@@ -136,7 +136,7 @@ class CompiledParser:
         return self._message(), events
 
     def parse_whole(self, text: Any) -> dict[str, Any]:
-        """``feed(text)`` then ``finalize()``, returning only the message, in one end-of-stream pass.
+        """``feed(text)`` then ``finalize()`` in one end-of-stream pass; returns the message.
 
         Only for templates the compiler marked ``_whole_pass_exact``: for them a partial-mode
         pass followed by the end-of-stream pass commits exactly the delimiters one
