@@ -22,6 +22,7 @@ from rtc.runtime.transform import PLACEHOLDER
 
 from .literals import comment_text, fits_inline, py_literal
 from .model import Delimiter, Field, Template
+from .prefilter import class_source, first_fragments
 
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
@@ -31,6 +32,45 @@ _LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]")
 _START_SENSITIVE = re.compile(r"\\G|\(\?[a-zA-Z0-9-]*r[a-zA-Z0-9-]*[:)]")
 # How much consumed text other patterns may observe (\b, \B, (?m)^ need one character).
 PATTERN_CONTEXT = 64
+# Escapes that test text before the current position (word boundaries) or the start.
+_BACKWARD_ESCAPES = frozenset("bBmMAGXKyY")
+
+
+def _needs_context(pattern: str) -> bool:
+    """Whether a match at ``pos`` may depend on text before ``pos`` (conservative)."""
+    i = 0
+    in_set = False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 < len(pattern) and pattern[i + 1] in _BACKWARD_ESCAPES and not in_set:
+                return True
+            i += 2
+            continue
+        if in_set:
+            if c == "]":
+                in_set = False
+            elif c == "[":
+                return True  # nested sets / POSIX classes: not worth reasoning about
+        elif c == "[":
+            in_set = True
+            if pattern.startswith("^", i + 1):
+                i += 1
+            if pattern.startswith("]", i + 1):
+                i += 1
+        elif c == "^":
+            return True
+        elif c == "(" and pattern.startswith("?", i + 1):
+            rest = pattern[i + 2 : i + 3]
+            if rest not in (":", "=", "!", "P") and not (
+                rest == "<" and pattern[i + 3 : i + 4] not in ("=", "!")
+            ):
+                return True  # inline flags, look-behind, atomic groups, conditionals...
+            if rest == "P" and pattern[i + 3 : i + 4] not in ("<",):
+                return True
+        i += 1
+    return False
+
 
 _TARGET_CLOSE = -2
 
@@ -76,9 +116,21 @@ class State:
     function: str
     doc: str
     watches: list[Watch]
-    # Characters that can begin a watched delimiter, when all are literals (None otherwise):
-    # a chunk without any of them cannot touch a delimiter.
-    first_chars: str | None = None
+    # Characters and classes that can begin a watched delimiter (None: unknown): a chunk
+    # without any of them cannot touch a delimiter.
+    first_chars: tuple[str, list[str]] | None = None
+
+
+@dataclass
+class FastPath:
+    """The straight-through case of ``feed()`` for one region (``cur``)."""
+
+    cur: int
+    comment: str
+    test: str  # expression over ``text``: true when the chunk cannot touch a delimiter
+    name_literal: str
+    dirty: bool
+    lazy_open: bool  # the implicit field opens on its first text; explicit ones are open
 
 
 @dataclass
@@ -125,7 +177,7 @@ class Plan:
     uses_regex: bool = False
     loop_warning: str = ""
     whole_pass_exact: bool = True
-    fast_checks: list[tuple[str, str]] = field(default_factory=list)  # (condition, comment)
+    fast_paths: list[FastPath] = field(default_factory=list)
     fast_consts: list[tuple[str, str]] = field(default_factory=list)  # (name, frozenset expr)
 
 
@@ -189,16 +241,25 @@ class _Lowering:
         )
 
     @staticmethod
-    def first_chars(delims: list[Delimiter | None]) -> str | None:
+    def first_chars(delims: list[Delimiter | None]) -> tuple[str, list[str]] | None:
+        """Characters and character classes that can begin any of ``delims``, or None."""
         chars: dict[str, None] = {}
+        classes: dict[str, None] = {}
         for delim in delims:
             if delim is None:
                 continue
-            if not delim.is_literal:
+            if delim.is_literal:
+                chars.update((literal[0], None) for literal in delim.literals)
+                continue
+            frags = first_fragments(delim.pattern)
+            if frags is None:
                 return None
-            for literal in delim.literals:
-                chars[literal[0]] = None
-        return "".join(chars)
+            for frag in frags:
+                if len(frag) == 1:
+                    chars[frag] = None
+                else:
+                    classes[frag] = None
+        return "".join(chars), list(classes)
 
     @staticmethod
     def describe(delim: Delimiter) -> str:
@@ -268,25 +329,48 @@ class _Lowering:
         """Per region, the test that lets ``feed()`` pass a chunk straight through."""
         by_function = {state.function: state for state in self.plan.states}
         first = -1 if self.t.implicit is None else 0  # no null sink beside an implicit field
+        consts: dict[str, str] = {}
         for cur in range(first, len(self.t.fields)):
             state = by_function[table[cur]]
-            chars = state.first_chars
-            if chars is None:
+            if state.first_chars is None:
                 continue
-            where = "the null sink" if cur == -1 else comment_text(self.t.fields[cur].name)
-            if not chars:
-                check = f"cur == {cur}"
+            chars, classes = state.first_chars
+            f = self.t.fields[cur] if cur >= 0 else None
+            where = "the null sink" if f is None else comment_text(f.name)
+            if not chars and not classes:
+                test = "True"
                 comment = f"{where}: nothing is watched"
-            elif len(chars) == 1:
-                check = f"(cur == {cur} and {chars!r} not in text)"
+            elif len(chars) == 1 and not classes:
+                test = f"{chars!r} not in text"
                 comment = f"{where}: no {comment_text(chars)} in the chunk"
             else:
-                const = self.const(f"first_chars_{state.function}")
-                if const not in {name for name, _ in self.plan.fast_consts}:
-                    self.plan.fast_consts.append((const, f"frozenset({chars!r})"))
-                check = f"(cur == {cur} and {const}.isdisjoint(text))"
-                comment = f"{where}: none of {comment_text(chars)} in the chunk"
-            self.plan.fast_checks.append((check, comment))
+                const = consts.get(state.function)
+                if const is None:
+                    const = consts[state.function] = self.const(f"first_{state.function}")
+                    if classes:
+                        source = class_source(chars, classes)
+                        expr = f"regex.compile({source!r}, regex.DOTALL)"
+                        self.plan.uses_regex = True
+                    else:
+                        expr = f"frozenset({chars!r})"
+                    self.plan.fast_consts.append((const, expr))
+                if classes:
+                    test = f"{const}.search(text) is None"
+                    shown = comment_text(class_source(chars, classes))
+                    comment = f"{where}: nothing matching {shown} in the chunk"
+                else:
+                    test = f"{const}.isdisjoint(text)"
+                    comment = f"{where}: none of {comment_text(chars)} in the chunk"
+            self.plan.fast_paths.append(
+                FastPath(
+                    cur=cur,
+                    comment=comment,
+                    test=test,
+                    name_literal=repr(f.name) if f is not None else "None",
+                    dirty=f is not None and f.content not in ("text", "int", "float", "bool"),
+                    lazy_open=f is not None and f.implicit,
+                )
+            )
 
     def lower_context(self) -> None:
         patterns = [
@@ -306,6 +390,11 @@ class _Lowering:
             self.plan.context_note = (
                 "a pattern may look behind arbitrarily far: the whole buffer is kept "
                 "(cost grows with the generation, as in the reference)"
+            )
+        elif not any(_needs_context(p) for p in patterns):
+            self.plan.context = "0"
+            self.plan.context_note = (
+                "no pattern looks before the search position: consumed text is never needed"
             )
         else:
             self.plan.context = str(PATTERN_CONTEXT)

@@ -94,6 +94,7 @@ class CompiledParser:
             if truncated:
                 self._buf = truncated
                 self._process(self.initial_events, False)
+                self._settle()
 
     # -- hooks provided by the generated module ---------------------------------------------
 
@@ -125,7 +126,25 @@ class CompiledParser:
                 self._buf += text
         events: list[dict[str, Any]] = []
         self._process(events, False)
+        self._settle()
         return events
+
+    def _settle(self) -> None:
+        # With nothing held and no pattern looking back, the buffer can be emptied: an empty
+        # buffer is what the generated fast path of feed() tests for.
+        if self._context == 0 and self._pos == len(self._buf):
+            self._buf = ""
+            self._pos = 0
+
+    def _keep_tail(self, text: str) -> None:
+        """Append fully consumed ``text``, keeping only the context patterns may look at."""
+        context = self._context
+        assert context is not None
+        buf = self._buf + text
+        if len(buf) > 2 * context:
+            buf = buf[-context:]
+        self._buf = buf
+        self._pos = len(buf)
 
     def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """End of stream: close what is open, check required fields, return the message."""
@@ -163,6 +182,9 @@ class CompiledParser:
         keep = self._default_keys
         self._out = out = {k: v for k, v in out.items() if k in keep or not _is_empty(v)}
         self._finalized = True
+        # Make the generated fast path of feed() fall through to the check that raises.
+        self._buf = "\x00"
+        self._pos = -1
         return out
 
     # -- the loop ----------------------------------------------------------------------------

@@ -1,0 +1,176 @@
+"""First-character prefilters for delimiter patterns.
+
+For a pattern in a small, well-understood subset of regex syntax, compute the set of
+characters a match must begin with. If the pattern cannot match the empty string, every
+complete or partial match of it consumes at least one character, and the first one is in that
+set; so a chunk containing none of them cannot start a delimiter, and ``feed()`` may pass it
+through without a regex search. Anything outside the subset (assertions, look-arounds, flags,
+back-references, unusual escapes) gives no prefilter: the scanner then always searches.
+
+A prefilter is a list of single-character regex fragments (``<``, ``\\s``, ``[^>]``) that the
+generated module joins into one alternation and compiles with the same ``regex`` module and
+flags as the delimiters, so membership (e.g. what ``\\s`` matches) is decided by the same engine.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CLASS_ESCAPES = frozenset("sSdDwW")
+_CHAR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
+_QUANT = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+_GROUP_NAME = re.compile(r"\?P?<([A-Za-z_][A-Za-z_0-9]*)>")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class _Parser:
+    """Recursive descent over the subset; returns (first fragments, nullable)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.p = pattern
+        self.i = 0
+
+    def peek(self) -> str:
+        return self.p[self.i] if self.i < len(self.p) else ""
+
+    def alternation(self) -> tuple[list[str], bool]:
+        frags, nullable = self.sequence()
+        while self.peek() == "|":
+            self.i += 1
+            more, more_nullable = self.sequence()
+            frags += more
+            nullable = nullable or more_nullable
+        return frags, nullable
+
+    def sequence(self) -> tuple[list[str], bool]:
+        frags: list[str] = []
+        nullable = True
+        while self.peek() not in ("", "|", ")"):
+            atom, atom_nullable = self.atom()
+            atom_nullable = self.quantifier() or atom_nullable
+            if nullable:
+                frags += atom
+                nullable = atom_nullable
+        return frags, nullable
+
+    def quantifier(self) -> bool:
+        """Consume a quantifier; True if it allows zero repetitions."""
+        c = self.peek()
+        zero = False
+        if c in ("*", "?"):
+            self.i += 1
+            zero = True
+        elif c == "+":
+            self.i += 1
+        elif c == "{":
+            m = _QUANT.match(self.p, self.i)
+            if m is None:
+                raise _Unsupported("a literal '{'")
+            self.i = m.end()
+            low = m.group(1)
+            zero = low == "" or int(low) == 0
+        else:
+            return False
+        if self.peek() in ("?", "+"):
+            self.i += 1
+        if self.peek() in ("*", "+", "?", "{"):
+            raise _Unsupported("stacked quantifiers")
+        return zero
+
+    def atom(self) -> tuple[list[str], bool]:
+        c = self.peek()
+        if c == "(":
+            self.i += 1
+            if self.p.startswith("?:", self.i):
+                self.i += 2
+            elif self.peek() == "?":
+                m = _GROUP_NAME.match(self.p, self.i)
+                if m is None:
+                    raise _Unsupported("a special group")
+                self.i = m.end()
+            frags, nullable = self.alternation()
+            if self.peek() != ")":
+                raise _Unsupported("unbalanced group")
+            self.i += 1
+            return frags, nullable
+        if c == "[":
+            return [self.char_class()], False
+        if c == "\\":
+            return [self.escape()], False
+        if c in "^$.*+?{})|" or c == "":
+            # '.' is supported in principle, but a prefilter that lets nothing through
+            # is useless; assertions are outside the subset.
+            raise _Unsupported(f"{c!r}")
+        self.i += 1
+        return [c], False
+
+    def escape(self) -> str:
+        if self.i + 1 >= len(self.p):
+            raise _Unsupported("trailing backslash")
+        e = self.p[self.i + 1]
+        self.i += 2
+        if e in _CLASS_ESCAPES:
+            return "\\" + e
+        if e in _CHAR_ESCAPES:
+            return _CHAR_ESCAPES[e]
+        if not e.isalnum() and e.isascii():
+            return e
+        raise _Unsupported(f"escape \\{e}")
+
+    def char_class(self) -> str:
+        start = self.i
+        j = self.i + 1
+        if j < len(self.p) and self.p[j] == "^":
+            j += 1
+        if j < len(self.p) and self.p[j] == "]":
+            j += 1
+        while j < len(self.p) and self.p[j] != "]":
+            ch = self.p[j]
+            if ch == "[":
+                raise _Unsupported("nested set or POSIX class")
+            if ch == "\\":
+                if j + 1 >= len(self.p):
+                    raise _Unsupported("trailing backslash")
+                e = self.p[j + 1]
+                if e.isalnum() and e not in _CLASS_ESCAPES and e not in _CHAR_ESCAPES:
+                    raise _Unsupported(f"escape \\{e} in a set")
+                j += 2
+                continue
+            if ch in "&~|-" and j + 1 < len(self.p) and self.p[j + 1] == ch:
+                raise _Unsupported("set operation")
+            j += 1
+        if j >= len(self.p):
+            raise _Unsupported("unterminated set")
+        self.i = j + 1
+        return self.p[start : self.i]
+
+
+def first_fragments(pattern: str) -> list[str] | None:
+    """Fragments matching every possible first character of a match, or None.
+
+    A fragment is either one literal character (a ``str`` of length 1) or the source of a
+    character class (``\\s``, ``[^>]``), longer than one character.
+    """
+    parser = _Parser(pattern)
+    try:
+        frags, nullable = parser.alternation()
+        if parser.i != len(pattern):
+            raise _Unsupported("unbalanced ')'")
+    except _Unsupported:
+        return None
+    if nullable or not frags:
+        return None
+    return list(dict.fromkeys(frags))
+
+
+def class_source(chars: str, classes: list[str]) -> str:
+    """One regex matching any of ``chars`` or any of the class fragments."""
+    parts = ["[" + "".join(_escape_in_set(c) for c in chars) + "]"] if chars else []
+    return "|".join(parts + classes)
+
+
+def _escape_in_set(c: str) -> str:
+    return "\\" + c if c in "\\]^-[" else c

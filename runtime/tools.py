@@ -1,0 +1,165 @@
+"""Tool-argument typing: casting string arguments of parsed tool calls to their schema types.
+
+Models often write every tool argument as text (``<parameter=n>7</parameter>``). When the
+caller passes ``tools=``, each parsed value that is shaped like a tool call is revisited at
+region close and its string arguments are converted according to the tool's parameter
+schema, in the order the schema lists its types.
+"""
+
+from __future__ import annotations
+
+import json
+from inspect import isfunction, ismethod
+from typing import Any
+
+from .json_schema import get_json_schema
+
+__all__ = ["coerce", "coerce_tool_calls", "read_tools", "schema_types"]
+
+_INFINITIES = (float("inf"), float("-inf"))
+
+
+def read_tools(tools: Any) -> dict[str, dict[str, Any]]:
+    """Map each tool name to its ``parameters.properties`` dict.
+
+    Accepts what ``apply_chat_template`` accepts: plain functions and bound methods (turned
+    into schemas, which raises for undocumented ones), ``{"type": "function", "function":
+    {...}}`` wrappers, or bare function dicts. Entries that are not usable (no string name,
+    not a dict at all...) are skipped silently; a later tool with the same name replaces an
+    earlier one. The recorded properties dicts are the caller's own objects, not copies.
+    """
+    params: dict[str, dict[str, Any]] = {}
+    for tool in tools or []:
+        if isfunction(tool) or ismethod(tool):
+            tool = get_json_schema(tool)
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function", tool)
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        parameters = function.get("parameters")
+        properties = parameters.get("properties") if isinstance(parameters, dict) else None
+        params[function["name"]] = properties if isinstance(properties, dict) else {}
+    return params
+
+
+def schema_types(schema: Any) -> tuple[str, ...]:
+    """JSON type names a property schema allows, in the order coercion should try them.
+
+    ``type`` (a name or the names in a list) first, then the types of each ``anyOf`` and
+    ``oneOf`` member, depth first; ``nullable`` adds ``null`` at the end unless present.
+    Duplicates are kept: they only cost a repeated attempt.
+    """
+    if not isinstance(schema, dict):
+        return ()
+    declared = schema.get("type")
+    found: list[str] = []
+    if isinstance(declared, str):
+        found.append(declared)
+    elif isinstance(declared, list):
+        found.extend(name for name in declared if isinstance(name, str))
+    for combinator in ("anyOf", "oneOf"):
+        for member in schema.get(combinator) or []:
+            found.extend(schema_types(member))
+    if schema.get("nullable") and "null" not in found:
+        found.append("null")
+    return tuple(found)
+
+
+def _try_integer(raw: str) -> tuple[bool, Any]:
+    try:
+        return True, int(raw)
+    except ValueError:
+        # Integral float spellings ("3.0", "1e3") are JSON-schema integers too; a failing
+        # float() here propagates to the caller's ValueError handler.
+        number = float(raw)
+        if number.is_integer():
+            return True, int(number)
+        return False, None
+
+
+def _try_number(raw: str) -> tuple[bool, Any]:
+    number = float(raw)
+    if number != number or number in _INFINITIES:
+        # NaN and the infinities are not JSON numbers.
+        return False, None
+    if number.is_integer() and "." not in raw:
+        # Keep an int when the text had no fractional part ("5", "1e3", "-0").
+        return True, int(number)
+    return True, number
+
+
+def _try_type(raw: str, type_name: str) -> tuple[bool, Any]:
+    if type_name == "integer":
+        return _try_integer(raw)
+    if type_name == "number":
+        return _try_number(raw)
+    if type_name == "boolean":
+        word = raw.strip().lower()
+        if word in ("true", "1", "false", "0"):
+            return True, word in ("true", "1")
+        return False, None
+    if type_name == "null":
+        if raw.strip() in ("null", "None"):
+            return True, None
+        return False, None
+    if type_name in ("object", "array"):
+        decoded = json.loads(raw)
+        if isinstance(decoded, dict if type_name == "object" else list):
+            return True, decoded
+    # `string` and unknown type names never convert anything.
+    return False, None
+
+
+def coerce(raw: str, types: tuple[str, ...]) -> Any:
+    """Value of ``raw`` under the first of ``types`` that accepts it, else ``raw`` itself.
+
+    Only ValueError (JSONDecodeError included) counts as "does not accept"; anything else,
+    such as a RecursionError from very deep JSON, propagates.
+    """
+    for type_name in types:
+        try:
+            accepted, value = _try_type(raw, type_name)
+        except ValueError:
+            continue
+        if accepted:
+            return value
+    return raw
+
+
+def coerce_tool_calls(value: Any, tool_params: dict[str, dict[str, Any]]) -> Any:
+    """Coerce the arguments of every tool call found in ``value``.
+
+    Lists are rebuilt element by element (recursively). A dict whose ``function`` is a dict
+    with a string ``name`` and dict ``arguments`` is a tool call: its arguments are coerced
+    in place and the same dict is returned, so every other reference to it (e.g. from a
+    transform that used the same value twice) sees the change. Which field the value comes
+    from is irrelevant; anything else is returned untouched.
+    """
+    if isinstance(value, list):
+        return [coerce_tool_calls(item, tool_params) for item in value]
+    function = value.get("function") if isinstance(value, dict) else None
+    if not isinstance(function, dict):
+        return value
+    name = function.get("name")
+    arguments = function.get("arguments")
+    if not isinstance(name, str) or not isinstance(arguments, dict):
+        return value
+    properties = tool_params.get(name)
+    if not properties:
+        return value
+    for key, argument in arguments.items():
+        if key not in properties:
+            continue
+        types = schema_types(properties[key])
+        if not types:
+            continue
+        if isinstance(argument, str):
+            arguments[key] = coerce(argument, types)
+        elif isinstance(argument, list) and "array" not in types:
+            # A list under a non-array schema comes from merge_duplicates: coerce its
+            # string members one by one.
+            arguments[key] = [
+                coerce(item, types) if isinstance(item, str) else item for item in argument
+            ]
+    return value

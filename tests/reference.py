@@ -1,0 +1,331 @@
+"""Run the reference (transformers 5.23.0) and rtc side by side and record what they do.
+
+A *trace* is everything a caller of a parser can observe, in a comparable form: the load outcome,
+``initial_events``, the events of every ``feed()``, finalize's message and events, and for a call
+that raises, the exception type. Values are recorded as ``(type, value)`` trees (so ``1``, ``1.0``
+and ``True`` differ and ``nan`` equals ``nan``), dict key order included, and with the aliasing of
+dicts and lists inside one call's result (the reference shares objects, e.g. a transform that
+references ``{content}`` twice).
+
+Every call runs under a timer: the reference loops forever on some templates (quirk Q5), and rtc,
+which declares a ``ValueError`` there instead, must terminate.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+REF_TIMEOUT = 2.0
+"""Seconds one reference call may take before it counts as a hang."""
+RTC_TIMEOUT = 5.0
+"""Seconds one rtc call may take before the test fails."""
+
+
+class _Timeout(BaseException):
+    """Raised by the timer; a BaseException so that no ``except Exception`` can swallow it."""
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    raise _Timeout
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``_Timeout`` inside the block once ``seconds`` of wall time have passed."""
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# --- comparable values ------------------------------------------------------------------------
+
+
+def canon(value: Any, seen: dict[int, int] | None = None, *, aliases: bool = True) -> Any:
+    """A hashable ``(type, value)`` tree of ``value``: types, key order, NaN and aliasing kept.
+
+    ``seen`` maps ``id()`` of the dicts and lists met so far in the same snapshot to their order of
+    first appearance; a later appearance of the same object is recorded as ``("alias", n)``
+    (unless ``aliases`` is false: then shared objects are written out in full, as JSON would).
+    """
+    if seen is None:
+        seen = {}
+    if isinstance(value, dict | list):
+        if aliases and id(value) in seen:
+            return ("alias", seen[id(value)])
+        seen[id(value)] = len(seen)
+        if isinstance(value, dict):
+            items = tuple(
+                (canon(k, seen, aliases=aliases), canon(v, seen, aliases=aliases))
+                for k, v in value.items()
+            )
+            return (type(value).__name__, items)
+        return (type(value).__name__, tuple(canon(v, seen, aliases=aliases) for v in value))
+    if isinstance(value, float):
+        return ("float", "nan" if math.isnan(value) else repr(value))
+    if isinstance(value, tuple):
+        return ("tuple", tuple(canon(v, seen, aliases=aliases) for v in value))
+    if value is None or isinstance(value, bool | int | str):
+        return (type(value).__name__, value)
+    return (type(value).__name__, repr(value))
+
+
+def exc_name(exc: BaseException) -> str:
+    """The name an exception is compared by: its class name (``regex.error`` spelled so)."""
+    cls = type(exc)
+    if cls.__module__.split(".")[0] == "regex":
+        return f"regex.{cls.__qualname__}"
+    return cls.__qualname__
+
+
+def load_family(exc: BaseException) -> str:
+    """How a load-time exception is compared: ValueError / TypeError family, else its name."""
+    if isinstance(exc, ValueError):
+        return "ValueError"
+    if isinstance(exc, TypeError):
+        return "TypeError"
+    return exc_name(exc)
+
+
+# --- engines ----------------------------------------------------------------------------------
+
+
+class Engine:
+    """How to drive one implementation: the reference or an rtc-generated module."""
+
+    name: str
+    timeout: float
+
+    def load(self, template: Any) -> Any:
+        raise NotImplementedError
+
+    def parser(self, loaded: Any, prefix: Any, tools: Any) -> Any:
+        raise NotImplementedError
+
+    def parse(self, loaded: Any, text: Any, prefix: Any, tools: Any) -> Any:
+        raise NotImplementedError
+
+
+class Reference(Engine):
+    """transformers 5.23.0 ``transformers.utils.chat_parsing``."""
+
+    name = "reference"
+    timeout = REF_TIMEOUT
+
+    def __init__(self) -> None:
+        from transformers.utils import chat_parsing
+        from transformers.utils.chat_parsing import response_templates
+
+        self._mod = chat_parsing
+        self._load = response_templates.load_response_template
+
+    def load(self, template: Any) -> Any:
+        return self._load(copy.deepcopy(template))
+
+    def parser(self, loaded: Any, prefix: Any, tools: Any) -> Any:
+        return self._mod.ResponseParser(loaded, prefix, tools=tools)
+
+    def parse(self, loaded: Any, text: Any, prefix: Any, tools: Any) -> Any:
+        return self._mod.parse_response(text, loaded, prefix=prefix, tools=tools)
+
+
+class Rtc(Engine):
+    """A module compiled by ``rtc.compiler.load``."""
+
+    name = "rtc"
+    timeout = RTC_TIMEOUT
+
+    def __init__(self, load: Callable[[Any], Any]) -> None:
+        self._compile = load
+
+    def load(self, template: Any) -> Any:
+        return self._compile(copy.deepcopy(template))
+
+    def parser(self, loaded: Any, prefix: Any, tools: Any) -> Any:
+        return loaded.ResponseParser(prefix, tools=tools)
+
+    def parse(self, loaded: Any, text: Any, prefix: Any, tools: Any) -> Any:
+        return loaded.parse_response(text, prefix=prefix, tools=tools)
+
+
+def rtc_load() -> Callable[[Any], Any] | None:
+    """``rtc.compiler.load`` when the compiler provides it, else ``None``."""
+    try:
+        import rtc.compiler as compiler
+    except ImportError:
+        return None
+    return getattr(compiler, "load", None)
+
+
+# --- recording --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One observed call: its canonical result, or the exception it raised, or a hang."""
+
+    call: str
+    result: Any = None
+    error: str | None = None
+    value_error: bool = False
+    """Whether ``error`` is a ValueError subclass (what rtc raises where the reference hangs)."""
+    hang: bool = False
+    raw: Any = field(default=None, compare=False, repr=False)
+    """The returned object itself (not compared; for checks against JSON data)."""
+
+    def describe(self) -> str:
+        if self.hang:
+            return f"{self.call}: HANG"
+        if self.error is not None:
+            return f"{self.call}: raises {self.error}"
+        return f"{self.call}: {uncanon(self.result)!r}"
+
+
+@dataclass
+class Trace:
+    """What one implementation did with one template, prefix, tools and chunking."""
+
+    load: str
+    steps: list[Step] = field(default_factory=list)
+
+    def describe(self) -> str:
+        return "\n".join([f"load: {self.load}", *("  " + s.describe() for s in self.steps)])
+
+
+def uncanon(tree: Any) -> Any:
+    """Readable form of a canonical tree (for failure messages)."""
+    if not isinstance(tree, tuple) or len(tree) != 2:
+        return tree
+    kind, value = tree
+    if kind == "dict":
+        return {uncanon(k): uncanon(v) for k, v in value}
+    if kind in ("list", "tuple"):
+        return [uncanon(v) for v in value]
+    if kind == "float":
+        return float(value)
+    if kind == "alias":
+        return f"<alias of #{value}>"
+    return value
+
+
+def _run(engine: Engine, call: str, fn: Callable[[], Any]) -> tuple[Step, Any]:
+    """Run ``fn`` under the engine's timer; the step records its canonical result or failure."""
+    try:
+        with time_limit(engine.timeout):
+            result = fn()
+    except _Timeout:
+        return Step(call, hang=True), None
+    except Exception as exc:  # noqa: BLE001 - every exception is an observable outcome
+        return Step(call, error=exc_name(exc), value_error=isinstance(exc, ValueError)), None
+    return Step(call, result=canon(result), raw=result), result
+
+
+def load(engine: Engine, template: Any) -> tuple[str, Any]:
+    """``("ok", loaded)`` or ``(family, None)`` (``"hang"`` if loading never returns)."""
+    try:
+        with time_limit(engine.timeout):
+            return "ok", engine.load(template)
+    except _Timeout:
+        return "hang", None
+    except Exception as exc:  # noqa: BLE001
+        return load_family(exc), None
+
+
+def record_stream(
+    engine: Engine, loaded: Any, prefix: Any, tools: Any, chunks: Sequence[Any]
+) -> list[Step]:
+    """Construct a parser, feed ``chunks`` one by one, finalize, then poke it once more.
+
+    Calls go on after an exception (nothing is rolled back, so later calls are observable too); a
+    failed finalize is retried once; after a successful finalize one more ``feed`` must raise. The
+    recording stops at a hang, or when the constructor fails.
+    """
+    steps: list[Step] = []
+    holder: list[Any] = []
+
+    def construct() -> list[dict]:
+        holder.append(engine.parser(loaded, prefix, copy.deepcopy(tools)))
+        return holder[0].initial_events
+
+    step, _ = _run(engine, "init", construct)
+    steps.append(step)
+    if not holder or step.hang:
+        return steps
+    parser = holder[0]
+    for i, chunk in enumerate(chunks):
+        step, _ = _run(engine, f"feed#{i}", lambda chunk=chunk: parser.feed(chunk))
+        steps.append(step)
+        if step.hang:
+            return steps
+    for attempt in ("finalize", "finalize-again"):
+        step, _ = _run(engine, attempt, parser.finalize)
+        steps.append(step)
+        if step.hang:
+            return steps
+        if step.error is None:
+            steps.append(_run(engine, "feed-after-finalize", lambda: parser.feed("x"))[0])
+            break
+    return steps
+
+
+def record_oneshot(engine: Engine, loaded: Any, text: Any, prefix: Any, tools: Any) -> Step:
+    """``parse_response(text, prefix=..., tools=...)`` as one step."""
+    return _run(engine, "parse_response", lambda: engine.parse(loaded, text, prefix, tools))[0]
+
+
+def fixed_chunkings(text: str, seed: str, randoms: int = 3) -> dict[str, list[str]]:
+    """The chunkings every case is streamed with: whole, 1 and 3 characters, random cuts."""
+    out = {
+        "whole": [text],
+        "1-char": list(text),
+        "3-char": [text[i : i + 3] for i in range(0, len(text), 3)],
+    }
+    for k in range(randoms):
+        rng = random.Random(f"{seed}/{k}")
+        cuts, at = [], 0
+        while at < len(text):
+            size = rng.choice((0, 1, 1, 2, 3, 5, 8, 13, 40))  # 0: an empty feed
+            cuts.append(text[at : at + size])
+            at += size
+        out[f"random-{k}"] = cuts
+    return out
+
+
+# --- comparing ---------------------------------------------------------------------------------
+
+
+def diff_steps(ref: Sequence[Step], got: Sequence[Step]) -> str | None:
+    """``None`` when ``got`` (rtc) behaves like ``ref`` (the reference), else what differs first.
+
+    Where the reference hangs, rtc must terminate at that call, returning or raising a ValueError
+    (the declared deviation); the calls after it are not compared.
+    """
+    for i, want in enumerate(ref):
+        if i >= len(got):
+            return f"rtc stopped before {want.call}"
+        have = got[i]
+        if have.call != want.call:
+            return f"call #{i}: reference made {want.call}, rtc made {have.call}"
+        if have.hang:
+            return f"{have.call}: rtc does not terminate (reference: {want.describe()})"
+        if want.hang:
+            if have.error is not None and not have.value_error:
+                return f"{have.call}: reference hangs, rtc raises {have.error} (not a ValueError)"
+            later = [s.call for s in got[i + 1 :] if s.hang]
+            return f"rtc does not terminate in {later}" if later else None
+        if (want.error, want.result) != (have.error, have.result):
+            return f"{want.call}:\n  reference {want.describe()}\n  rtc       {have.describe()}"
+    if len(got) > len(ref):
+        return f"rtc made extra calls: {[s.call for s in got[len(ref):]]}"
+    return None
