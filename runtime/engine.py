@@ -192,16 +192,18 @@ class CompiledParser:
     def _process(self, events: list[dict[str, Any]], eos: bool) -> None:
         scanners = self._scanners
         buf = self._buf
-        # Configurations (pos, region, opened) seen after a commit that consumed nothing. The
-        # loop is deterministic in them, so meeting one twice means the reference would cycle
-        # forever (zero-width delimiters re-firing): raise instead of hanging.
-        stalled: set[tuple[int, int, bool]] | None = None
+        # Configurations (pos, region, opened, body empty) seen at commits that consumed nothing.
+        # The loop is deterministic in them and, with no progress, every region opened in the
+        # cycle closes with an empty body; so once one repeats, every close of the cycle has
+        # already run once without raising, and the reference would cycle forever (zero-width
+        # delimiters re-firing): raise instead of hanging.
+        stalled: set[tuple[int, int, bool, bool]] | None = None
         while True:
             pos = self._pos
             hold, start, end, target, match = scanners[self._cur + 1](buf, pos, eos)
             if target != -1:
                 if end <= pos:
-                    state = (pos, self._cur, self._opened)
+                    state = (pos, self._cur, self._opened, not any(self._parts))
                     if stalled is None:
                         stalled = {state}
                     elif state in stalled:
