@@ -1,0 +1,259 @@
+"""``rtc bench``: smoke tests of the command and the function API.
+
+Only the structure of what is reported is checked, never a time or a ratio: timings depend on the
+machine and its load. Runs use --quick and one or two workloads to stay within seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from rtc.compiler import bench
+from rtc.compiler.cli import main
+
+TEMPLATE: dict[str, Any] = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "reasoning_content": {"open": "<think>", "close": "</think>"},
+        "tool_calls": {
+            "open_pattern": r"<tool_call>(?P<name>\w+)\n?",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "json",
+            "transform": {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content}"},
+            },
+        },
+        "content": {"close_pattern": r"\s*<\|end\|>"},
+    },
+}
+
+SIDE_KEYS = {"status", "us", "min_us", "median_us", "op_us", "mb_s", "samples", "number"}
+
+
+def _has_reference() -> bool:
+    return bench.load_reference() is not None
+
+
+@pytest.fixture(scope="module")
+def template_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("bench") / "tiny.json"
+    path.write_text(json.dumps(TEMPLATE), encoding="utf-8")
+    return path
+
+
+def _check_run(run: dict[str, Any], reference: bool) -> None:
+    assert run["mode"] in ("one-shot", "stream")
+    assert set(run) >= {"mode", "chunk", "chunks", "rtc", "speedup", "speedup_loaded"}
+    assert set(run["rtc"]) == SIDE_KEYS and run["rtc"]["status"] == "ok"
+    if run["mode"] == "stream":
+        assert run["chunk"] in (3, 16)
+        assert set(run["floor"]) == SIDE_KEYS
+        assert run["floor_ratio"] is not None
+    else:
+        assert run["chunk"] is None and "floor" not in run
+    if reference:
+        assert run["reference"]["status"] == "ok"
+        assert run["speedup"] is not None
+    else:
+        assert "reference" not in run and run["speedup"] is None
+
+
+def test_cli_quick_table_and_json(template_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    args = ["bench", "--quick", str(template_file), "--workload", "short"]
+    result = CliRunner().invoke(main, [*args, "--workload", "tools-4", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "== tiny" in text
+    assert "construction (" in text
+    assert "Summary (median over templates)" in text
+    for target in ("≥8.00x", "≤2.50x", "≥12.0x", "≥5.00x", "≤1.20x"):
+        assert target in text
+    assert "rtc bench: [1/1] tiny: short" in result.stderr
+
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert set(report) == {
+        "rtc_version",
+        "reference_version",
+        "python",
+        "platform",
+        "config",
+        "templates",
+        "summary",
+    }
+    reference = report["reference_version"] is not None
+    assert reference == _has_reference()
+    assert report["config"]["quick"] is True
+    (record,) = report["templates"]
+    assert record["name"] == "tiny"
+    assert set(record) >= {"notes", "skipped", "workloads", "construction", "linearity"}
+    assert [w["name"] for w in record["workloads"]] == ["short", "tools-4"]
+    for workload in record["workloads"]:
+        assert set(workload) >= {"name", "description", "chars", "bytes", "runs"}
+        assert "mismatch" not in workload
+        assert [r["mode"] for r in workload["runs"]] == ["one-shot", "stream", "stream"]
+        for run in workload["runs"]:
+            _check_run(run, reference)
+    construction = record["construction"]
+    assert construction["rtc"]["status"] == "ok"
+    assert construction["prompt_chars"] > 1000
+    if reference:
+        assert construction["reference_dict"]["status"] == "ok"
+        assert construction["reference_loaded"]["status"] == "ok"
+    summary = report["summary"]
+    assert set(summary) == {"metrics", "per_template", "rtc_failed", "worst"}
+    keys = [m["key"] for m in summary["metrics"]]
+    assert set(bench.TARGETS) <= set(keys)
+    for metric in summary["metrics"]:
+        assert set(metric) >= {
+            "key",
+            "label",
+            "median",
+            "templates",
+            "comparison",
+            "target",
+            "pass",
+        }
+
+
+def test_cli_json_to_stdout(template_file: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        ["bench", "--quick", "--no-reference", "-q", "--clock", "cpu", "--workload", "short"]
+        + [str(template_file), "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["reference_version"] is None
+    assert report["config"]["clock"] == "cpu"
+    assert result.stderr == ""
+
+
+def test_cli_needs_one_source(template_file: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(main, ["bench"]).exit_code == 2
+    assert runner.invoke(main, ["bench", "--catalogue", str(template_file)]).exit_code == 2
+
+
+def test_cli_errors_are_one_line(template_file: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"start_anchor": "<a>", "fields": {}}), encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(main, ["bench", "--quick", str(bad)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("rtc: error: ") and result.stderr.count("\n") == 1
+    result = runner.invoke(main, ["bench", "--quick", "--workload", "nope", str(template_file)])
+    assert result.exit_code == 2 and "unknown workload nope" in result.stderr
+
+
+def test_cli_never_writes_the_report_over_the_template(template_file: Path) -> None:
+    before = template_file.read_text(encoding="utf-8")
+    runner = CliRunner()
+    # --json takes a FILE: here the template would be read as the report's path.
+    assert runner.invoke(main, ["bench", "--quick", "--json", str(template_file)]).exit_code == 2
+    result = runner.invoke(main, ["bench", str(template_file), "--json", str(template_file)])
+    assert result.exit_code == 2
+    assert "refusing to write the JSON report over a benchmarked template" in result.stderr
+    assert template_file.read_text(encoding="utf-8") == before
+
+
+def test_function_api_without_reference() -> None:
+    config = replace(
+        bench.QUICK, reference=False, sizes=(1024, 2048), chunk_sizes=(3,), abuse=False
+    )
+    report = bench.run_benchmark([("tiny", TEMPLATE)], config)
+    (record,) = report["templates"]
+    names = [w["name"] for w in record["workloads"]]
+    assert names == ["short", "reasoning-1k", "reasoning-2k", "tools-4"]
+    linearity = record["linearity"]
+    assert linearity["sizes"] == [1024, 2048]
+    assert set(linearity["by_chunk"]["3"]) == {"rtc", "reference"}
+    assert linearity["by_chunk"]["3"]["reference"] is None
+    assert set(linearity["interleaved"]) == {"chunk", "rtc", "reference"}
+    assert linearity["interleaved"]["rtc"] is not None
+    assert report["summary"]["per_template"]["tiny"]["linearity"] is not None
+    table = bench.format_report(report)
+    assert "measured again interleaved" in table and "Summary" in table
+
+
+def test_function_api_abuse_structure() -> None:
+    config = replace(
+        bench.QUICK,
+        reference=False,
+        abuse=True,
+        workloads=("short",),
+        abuse_size=65536,
+        abuse_small=16384,
+        abuse_segment=1024,
+        abuse_char_budget=0.05,
+    )
+    record = bench.bench_template("tiny", TEMPLATE, config)
+    abuse = record["abuse"]
+    assert abuse["region"] == "reasoning_content"
+    assert abuse["flood_char"] == "<"
+    assert set(abuse["stream"]["rtc"]) == {
+        "status",
+        "us_per_chunk",
+        "mb_s",
+        "first_chunk_us",
+        "finalize_us",
+        "last_over_first",
+    }
+    assert set(abuse["chars"]["rtc"]) == {"first", "last", "last_over_first"}
+    assert set(abuse["flood"]["rtc"]) == {"small", "big", "big_over_small"}
+    assert "abuse (" in bench.format_report(
+        {
+            "rtc_version": "x",
+            "reference_version": None,
+            "python": "3",
+            "config": {"quick": True, "statistic": "min"},
+            "templates": [record],
+            "summary": bench.summarize([record], config),
+        }
+    )
+
+
+def test_pattern_samples_verified_and_in_context() -> None:
+    samples, in_place = bench.pattern_samples(
+        r"<tool_call>(?P<name>\S+)\n?", lambda group: ["get_weather"] if group == "name" else []
+    )
+    assert samples[0] == "<tool_call>get_weather\n" and not in_place
+    samples, in_place = bench.pattern_samples(r"(?=[\s\S]*?</think>)")
+    assert samples == [""] and in_place
+    # A `regex`-only construct the stdlib parser cannot read: no sample, so the workload is skipped.
+    assert bench.pattern_samples(r"\p{L}+<x>") == ([], False)
+
+
+def test_underivable_delimiter_skips_workloads() -> None:
+    template = json.loads(json.dumps(TEMPLATE))
+    template["fields"]["reasoning_content"] = {"open_pattern": r"\p{L}+:", "close": "</think>"}
+    plan = bench.plan_template(template)
+    workloads, skipped = bench.build_workloads(plan, replace(bench.QUICK, sizes=(1024,)))
+    assert workloads == []
+    assert {s["workload"] for s in skipped} == {"short", "reasoning-1k", "tools-4"}
+    assert all("no sample string" in s["reason"] for s in skipped)
+
+
+def test_measure_reports_a_timeout() -> None:
+    def prepare(number: int) -> Any:
+        return lambda: time.sleep(5)
+
+    config = replace(bench.QUICK, hard_cap=10.0)
+    results = bench.measure({"slow": (prepare, 0.05)}, config, time.monotonic() + 10)
+    assert results["slow"].status == "timeout"
+    assert results["slow"].value("min") is None
+
+
+def test_catalogue_sources_found() -> None:
+    sources = bench.catalogue_sources()
+    assert sources and all(path.suffix == ".json" for path in sources)
