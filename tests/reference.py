@@ -14,6 +14,8 @@ which declares a ``ValueError`` there instead, must terminate.
 from __future__ import annotations
 
 import copy
+import gc
+import json
 import math
 import random
 import signal
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
-REF_TIMEOUT = 2.0
+REF_TIMEOUT = 1.0
 """Seconds one reference call may take before it counts as a hang."""
 RTC_TIMEOUT = 5.0
 """Seconds one rtc call may take before the test fails."""
@@ -33,20 +35,35 @@ class _Timeout(BaseException):
     """Raised by the timer; a BaseException so that no ``except Exception`` can swallow it."""
 
 
+_armed = False
+
+
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    raise _Timeout
+    if _armed:
+        raise _Timeout
 
 
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise ``_Timeout`` inside the block once ``seconds`` of wall time have passed."""
+    """Raise ``_Timeout`` inside the block once ``seconds`` of wall time have passed.
+
+    The timer keeps firing every 50 ms after that: an exception raised while a garbage-collector
+    callback runs is only printed and dropped by Python, so one signal is not always enough.
+    """
+    global _armed
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    collecting = gc.isenabled()
+    gc.disable()  # fewer callbacks to lose the exception in; nothing the parsers need
+    _armed = True
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield
     finally:
+        _armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if collecting:
+            gc.enable()
 
 
 # --- comparable values ------------------------------------------------------------------------
@@ -121,9 +138,9 @@ class Reference(Engine):
     """transformers 5.23.0 ``transformers.utils.chat_parsing``."""
 
     name = "reference"
-    timeout = REF_TIMEOUT
 
-    def __init__(self) -> None:
+    def __init__(self, timeout: float = REF_TIMEOUT) -> None:
+        self.timeout = timeout
         from transformers.utils import chat_parsing
         from transformers.utils.chat_parsing import response_templates
 
@@ -144,9 +161,9 @@ class Rtc(Engine):
     """A module compiled by ``rtc.compiler.load``."""
 
     name = "rtc"
-    timeout = RTC_TIMEOUT
 
-    def __init__(self, load: Callable[[Any], Any]) -> None:
+    def __init__(self, load: Callable[[Any], Any], timeout: float = RTC_TIMEOUT) -> None:
+        self.timeout = timeout
         self._compile = load
 
     def load(self, template: Any) -> Any:
@@ -329,3 +346,69 @@ def diff_steps(ref: Sequence[Step], got: Sequence[Step]) -> str | None:
     if len(got) > len(ref):
         return f"rtc made extra calls: {[s.call for s in got[len(ref):]]}"
     return None
+
+
+class Comparison:
+    """One template loaded by the reference and by rtc, and the checks that compare them.
+
+    Each check returns ``None`` when rtc behaves like the reference, else a report with a
+    reproducer (template, prefix, tools, chunks) and both traces.
+    """
+
+    def __init__(self, ref: Engine, rtc: Engine, template: Any) -> None:
+        self.ref, self.rtc, self.template = ref, rtc, template
+        self.ref_state, self.ref_loaded = load(ref, template)
+        self.rtc_state, self.rtc_loaded = load(rtc, template)
+
+    @property
+    def accepted(self) -> bool:
+        """Whether both loaded the template (and so parsing can be compared)."""
+        return self.ref_state == "ok" and self.rtc_state == "ok"
+
+    def load_problem(self) -> str | None:
+        if self.ref_state == self.rtc_state:
+            return None
+        if self.ref_state == "hang" and self.rtc_state in ("ok", "ValueError"):
+            return None
+        return self._report(
+            f"load: reference {self.ref_state}, rtc {self.rtc_state}", None, None, None, [], []
+        )
+
+    def oneshot_problem(self, text: Any, prefix: Any, tools: Any) -> str | None:
+        want = record_oneshot(self.ref, self.ref_loaded, text, prefix, tools)
+        got = record_oneshot(self.rtc, self.rtc_loaded, text, prefix, tools)
+        problem = diff_steps([want], [got])
+        return problem and self._report(problem, prefix, tools, [text], [want], [got], True)
+
+    def stream_problem(self, prefix: Any, tools: Any, chunks: Sequence[Any]) -> str | None:
+        want = record_stream(self.ref, self.ref_loaded, prefix, tools, chunks)
+        got = record_stream(self.rtc, self.rtc_loaded, prefix, tools, chunks)
+        problem = diff_steps(want, got)
+        return problem and self._report(problem, prefix, tools, chunks, want, got)
+
+    def _report(
+        self,
+        problem: str,
+        prefix: Any,
+        tools: Any,
+        chunks: Sequence[Any] | None,
+        want: Sequence[Step],
+        got: Sequence[Step],
+        oneshot: bool = False,
+    ) -> str:
+        lines = [
+            problem,
+            f"template = {json.dumps(self.template, ensure_ascii=False)}",
+            f"prefix = {prefix!r}",
+            f"tools = {tools!r}",
+            (
+                f"{'text' if oneshot else 'chunks'} = {(chunks[0] if oneshot else chunks)!r}"
+                if chunks is not None
+                else ""
+            ),
+            "reference:",
+            *("  " + s.describe() for s in want),
+            "rtc:",
+            *("  " + s.describe() for s in got),
+        ]
+        return "\n".join(line for line in lines if line)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import regex
 from hypothesis import strategies as st
@@ -29,6 +29,9 @@ from hypothesis import strategies as st
 
 TOKENS = ["<a>", "</a>", "<b>", "</b>", "[C]", "<|e|>", "END", "ab", "é>", "a", "\n", ":"]
 """Short delimiter words; texts are built from the same words so they collide."""
+
+ODD_TOKENS = ['"', "'''", "\\", ".", "$x", "{{", "\\n", "ÉÀ", "\x00", '}}"', "\r\n"]
+"""Rarer delimiters: quotes, backslashes, regex and format metacharacters (escaping tests)."""
 
 OVERLAPPING_LISTS = [
     ["<a", "<ab"],
@@ -68,6 +71,9 @@ FILLERS = [
 
 NAMES = ["content", "tool_calls", "thinking", "a", "b", "x", "Z", "reasoning_content"]
 """Field names; template order and alphabetical order differ (the tie-break uses the latter)."""
+
+ODD_NAMES = ["", "a'b", 'q"', "x\ny", "é", "__class__", "0", "None", "def", "self", "a b", "\\"]
+"""Field names that must survive code generation (quotes, keywords, dunders, non-ASCII)."""
 
 CAPTURES = ["name", "key", "arg", "content"]
 """Named groups of open/close patterns (``content`` is shadowed by the parsed body, Q30)."""
@@ -130,7 +136,7 @@ def pick(draw: st.DrawFn, items: list[Any]) -> Any:
 def literal_delims(draw: st.DrawFn) -> Delim:
     kind = draw(st.integers(0, 9))
     if kind < 6:
-        token = pick(draw, TOKENS)
+        token = pick(draw, ODD_TOKENS if chance(draw, 8) else TOKENS)
         return Delim(token, [token], pattern=False)
     if kind < 8:
         items = draw(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=3))
@@ -176,6 +182,26 @@ SPECIAL_PATTERNS: list[tuple[str, list[str]]] = [
     (r"\b", ["x"]),
     ("(?=a)", ["a"]),
     ("x*", ["x", ""]),
+    ("(?i)<A>", ["<a>", "<A>"]),
+    ("(?m)^a", ["a", "\na"]),
+    ("(?m)a$", ["a\n", "a"]),
+    ("(?x) < a >", ["<a>"]),
+    ("(?V1)<a>", ["<a>"]),
+    (r"\x3ca>", ["<a>"]),
+    (r"[<]a[>]", ["<a>"]),
+    ("(?:<a>)", ["<a>"]),
+    (r"\<a\>", ["<a>"]),
+    ("a{2}", ["aa"]),
+    ("(?:ab)+", ["ab", "abab"]),
+    ("a++b", ["aab"]),
+    ("(?>a|ab)c", ["ac"]),
+    (r"\d+", ["42"]),
+    (r"\p{Lu}+:", ["AB:"]),
+    (r"(a)\1", ["aa"]),
+    (r"(?<=\n)a", ["\na"]),
+    ("(?<!b)a", ["a"]),
+    (r"(?:\n|^)END", ["END", "\nEND"]),
+    (r"é>|\Z", ["é>"]),
     (r"\s*", [" ", ""]),
     (r"<a\b[^>]*?\bname=", ["<a name=", "<a b name="]),
     (r"(?=[\s\S]*?</a>)", ["</a>"]),
@@ -240,7 +266,7 @@ def broken_delim(draw: st.DrawFn) -> Delim:
 TAG_PATTERNS: list[tuple[Any, list[str]]] = [
     (
         r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>",
-        ["<x>7</x>", "<y> a </y><x>1</x>", "<x>1</x><x>2</x>", "<k>[1,2]</k><k>3</k>", "<x>true</x>"],
+        ["<x>7</x>", "<y> a </y><x>1</x>", "<x>1</x><x>2</x>", "<k>[1,2]</k><k>3</k>", "<x>1</x>"],
     ),
     (r"<p=(?P<key>\w+)>\s*(?P<value>.*?)\s*</p>", ["<p=x> 7 </p>", '<p=x>1</p><p=y>"s"</p>']),
     (r"(?P<key>\w+)=(?P<value>[^,]*)", ["x=7,y=a", "k=1.5,k=2"]),
@@ -287,7 +313,8 @@ SCALAR_BODIES = {
 KV_BODIES = ["x: 7\ny: true", "x=1;y=2", "a:1 b:2\tc: 3", "\n\nx:\n:y\nnokv", "k: 1\nk: 2"]
 
 
-CONTENT_KINDS = ["text"] * 6 + ["json"] * 3 + ["xml-inline"] * 2 + ["kv-lines", "int", "float", "bool"]
+CONTENT_KINDS = ["text"] * 6 + ["json"] * 3 + ["xml-inline"] * 2 + ["kv-lines", "int", "float"]
+CONTENT_KINDS.append("bool")
 
 
 @st.composite
@@ -479,7 +506,8 @@ DEFAULT_VALUES: list[Any] = ["", "d", [], ["x"], {}, {"k": 1}, None, 0, False, 1
 @st.composite
 def template_plans(draw: st.DrawFn) -> TemplatePlan:
     """A random template (about a quarter of them broken) with material for texts."""
-    names = draw(st.permutations(NAMES))[: draw(st.integers(1, 4))]
+    pool = NAMES + ODD_NAMES if chance(draw, 10) else NAMES
+    names = draw(st.permutations(pool))[: draw(st.integers(1, 4))]
     implicit = draw(st.one_of(st.none(), st.integers(0, len(names) - 1)))
     plans = [draw(field_plans(n, i == implicit)) for i, n in enumerate(names)]
     template: dict[str, Any] = {}
@@ -539,28 +567,28 @@ def _partial(text: str, cut: int) -> str:
 def pieces(draw: st.DrawFn, plan: TemplatePlan) -> str:
     """One piece of a generation: a whole region, a delimiter, part of one, a body or filler."""
     delimiters = plan.delimiters
-    kind = draw(st.integers(0, 9))
-    if kind <= 3 and plan.fields:
+    kind = draw(st.integers(0, 11))
+    if kind <= 4 and plan.fields:
         f = draw(st.sampled_from(plan.fields))
         opening = draw(st.sampled_from(f.opens)) if f.opens else ""
         body = draw(st.sampled_from(f.bodies)) if f.bodies else ""
         if not f.closes or chance(draw, 10):
             return opening + body
         return opening + body + draw(st.sampled_from(f.closes))
-    if kind <= 5 and delimiters:
+    if kind <= 6 and delimiters:
         return draw(st.sampled_from(delimiters))
-    if kind == 6 and delimiters:
+    if kind == 7 and delimiters:
         return _partial(draw(st.sampled_from(delimiters)), draw(st.integers(0, 20)))
-    if kind == 7 and plan.fields:
+    if kind == 8 and plan.fields:
         bodies = [b for f in plan.fields for b in f.bodies]
         return draw(st.sampled_from(bodies)) if bodies else ""
-    if kind == 8 and plan.anchors:
+    if kind == 9 and plan.anchors:
         return draw(st.sampled_from(plan.anchors))
     return draw(st.sampled_from(FILLERS))
 
 
 def texts(plan: TemplatePlan, max_pieces: int = 8) -> st.SearchStrategy[str]:
-    return st.lists(pieces(plan), max_size=max_pieces).map("".join)
+    return st.lists(pieces(plan), min_size=1, max_size=max_pieces).map("".join)
 
 
 @st.composite
@@ -597,6 +625,86 @@ SCHEMAS: list[Any] = [
 ]
 
 
+def _tool_f(x: int, y: float | None = None, k: bool = False) -> str:
+    """Do f.
+
+    Args:
+        x: an integer
+        y: maybe a number
+        k: a flag
+    """
+    return ""
+
+
+def _tool_g(x: list[int], y: dict[str, int], k: Literal["a", "b"]) -> None:
+    """Do g.
+
+    Args:
+        x: integers
+        y: a mapping
+        k: a choice
+    """
+
+
+def _tool_get_x(x: str, y: int | str, k: Any = None) -> tuple[int, str]:
+    """Get x.
+
+    Args:
+        x: The x (choices: ["1", "2"])
+        y: a union
+        k: anything
+    Returns:
+        a pair
+    """
+    return 0, ""
+
+
+def _tool_undocumented(x: int) -> int:
+    return x
+
+
+def _tool_undocumented_arg(x: int, y: int) -> int:
+    """Doc.
+
+    Args:
+        x: documented
+    """
+    return x
+
+
+def _tool_unhinted(x):  # type: ignore[no-untyped-def]
+    """Doc.
+
+    Args:
+        x: no hint
+    """
+
+
+class _Toolbox:
+    def f(self, n: int, s: str) -> None:
+        """A method.
+
+        Args:
+            n: a count
+            s: a string
+        """
+
+
+for _fn, _name in [(_tool_f, "f"), (_tool_g, "g"), (_tool_get_x, "get_x")]:
+    _fn.__name__ = _name
+
+CALLABLE_TOOLS: list[Any] = [
+    _tool_f,
+    _tool_g,
+    _tool_get_x,
+    _Toolbox().f,
+    _tool_undocumented,
+    _tool_undocumented_arg,
+    _tool_unhinted,
+]
+"""Callables (converted with get_json_schema; some are rejected by it at construction)."""
+
+
 @st.composite
 def tool_lists(draw: st.DrawFn) -> Any:
     """``tools=``: mostly absent; JSON-schema tool dicts (some malformed, which are ignored)."""
@@ -614,8 +722,10 @@ def tool_lists(draw: st.DrawFn) -> Any:
             "name": draw(st.sampled_from(TOOL_NAMES)),
             "parameters": {"type": "object", "properties": props},
         }
-        shape = draw(st.integers(0, 9))
-        if shape < 6:
+        shape = draw(st.integers(0, 11))
+        if shape >= 10:
+            tools.append(draw(st.sampled_from(CALLABLE_TOOLS)))
+        elif shape < 6:
             tools.append({"type": "function", "function": function})
         elif shape < 8:
             tools.append(function)
@@ -629,7 +739,7 @@ def chunkings(draw: st.DrawFn, text: str) -> list[str]:
     """Ways to cut ``text`` into feeds (empty feeds included sometimes)."""
     kind = draw(st.integers(0, 3))
     if kind == 0:
-        return [text]
+        return [text] if chance(draw, 90) else [None, text, "", None]
     if kind == 1:
         size = draw(st.integers(2, 5))
         return [text[i : i + size] for i in range(0, len(text), size)]
@@ -670,13 +780,14 @@ def _mix_report(examples: int) -> None:
             text, prefix = data.draw(texts(plan)), data.draw(prefixes(plan))
             steps = record_stream(ref, loaded, prefix, data.draw(tool_lists()), list(text))
             stats["texts"] += 1
-            events = [
-                e for s in steps if s.error is None and s.result for e in _events(s.result)
-            ]
-            if any(e.get("type") == "region_open" for e in events):
-                stats["texts opening a region"] += 1
-            if any(e.get("type") == "region_close" for e in events):
-                stats["texts closing a region"] += 1
+            events = [e for s in steps if s.error is None and not s.hang for e in _events(s)]
+            explicit = {f.name for f in plan.fields if f.opens}
+            opened = {e["field"] for e in events if e["type"] == "region_open"}
+            closed = {e["field"] for e in events if e["type"] == "region_close"}
+            stats["texts opening an explicit region"] += bool(opened & explicit)
+            stats["texts opening 2+ kinds of region"] += len(opened) > 1
+            stats["texts closing a region"] += bool(closed)
+            stats["texts closing an explicit region"] += bool(closed & explicit)
             final = [s for s in steps if s.call.startswith("finalize")]
             if any(s.hang for s in steps):
                 stats["outcome hang"] += 1
@@ -693,13 +804,13 @@ def _mix_report(examples: int) -> None:
     print(f"{time.time() - start:.1f}s")
 
 
-def _events(tree: Any) -> list[dict[str, Any]]:
+def _events(step: Any) -> list[dict[str, Any]]:
     from reference import uncanon
 
-    value = uncanon(tree)
-    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], dict):
-        value = value[1]  # finalize: (message, events)
-    return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
+    value = uncanon(step.result)
+    if step.call.startswith("finalize"):
+        value = value[1]  # (message, events)
+    return value if step.call == "init" or step.call.startswith(("feed#", "finalize")) else []
 
 
 if __name__ == "__main__":

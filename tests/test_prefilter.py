@@ -3,8 +3,8 @@
 * ``first_fragments``: every complete or partial match that consumes text starts with a character
   the fragments match, and no complete match is empty (so a chunk without such a character cannot
   start a delimiter).
-* ``_needs_context``: for patterns it clears, searching ``buf`` from ``pos`` gives the same answer as
-  searching ``buf[pos:]`` from 0 (consumed text may be dropped).
+* ``_needs_context``: for patterns it clears, searching ``buf`` from ``pos`` gives the same answer
+  as searching ``buf[pos:]`` from 0 (consumed text may be dropped).
 * ``literal_tail``: the partial match the ``regex`` module reports for an escaped literal.
 """
 
