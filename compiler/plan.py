@@ -22,7 +22,7 @@ from rtc.runtime.transform import PLACEHOLDER
 
 from .literals import comment_text, fits_inline, py_literal
 from .model import Delimiter, Field, Template
-from .prefilter import class_source, first_fragments
+from .prefilter import class_source, first_fragments, whitespace_led
 
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
@@ -103,12 +103,16 @@ class Watch:
     comment: str
     kind: str  # "literal" (single literal, str.find) or "regex" (literal list or pattern)
     target: int  # field index to open, or -2 for the close of the current region
-    literal: str = ""  # repr of the literal, for kind == "literal"
-    length: int = 0
+    literal: str = ""  # name of the constant holding the literal, for kind == "literal"
+    length: str = ""  # name of the constant holding its length
     tail_const: str = ""
     regex_const: str = ""
     grows_at_edge: bool = True  # a complete match ending at the buffer end stays pending
     captures: bool = False  # pass the match on: the open pattern has named groups
+    rank: int = 0  # tie-break among equal spans: opens before closes, then field name
+    ws_lead_const: str = ""  # end-of-stream search for a \s*-led pattern (see prefilter)
+    list_maxlen: int = 0  # a literal list: its longest literal (bounds end-of-stream search)
+    memo: int = 0  # slot of this watch in the end-of-stream memo
 
 
 @dataclass
@@ -119,6 +123,8 @@ class State:
     # Characters and classes that can begin a watched delimiter (None: unknown): a chunk
     # without any of them cannot touch a delimiter.
     first_chars: tuple[str, list[str]] | None = None
+    # Every watched delimiter needs at least one character: nothing can match at the end.
+    empty_at_end: bool = False
 
 
 @dataclass
@@ -157,6 +163,7 @@ class Plan:
     sha256: str
     template_literal: str
     regexes: list[RegexConst] = field(default_factory=list)
+    literal_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, repr
     data_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, expr
     fields: list[FieldPlan] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
@@ -177,6 +184,7 @@ class Plan:
     uses_regex: bool = False
     loop_warning: str = ""
     whole_pass_exact: bool = True
+    memo_size: int = 0
     fast_paths: list[FastPath] = field(default_factory=list)
     fast_consts: list[tuple[str, str]] = field(default_factory=list)  # (name, frozenset expr)
 
@@ -205,6 +213,8 @@ class _Lowering:
         )
         self.names: set[str] = set()
         self.imports: set[str] = set()
+        self.uses_whitespace = False
+        self.names.add("_WHITESPACE")
 
     def const(self, stem: str) -> str:
         return _identifier(stem.upper(), self.names, "_")
@@ -229,8 +239,22 @@ class _Lowering:
         single = delim.single_literal
         if single is not None:
             self.imports.add("from rtc.runtime.matching import literal_tail")
-            return Watch(comment, "literal", target, repr(single), len(single))
+            # The literal lives in one named constant, so changing it changes one line here.
+            const = self.const(f"{role}_{f.name}")
+            while f"{const}_LEN" in self.names:
+                const = self.const(f"{role}_{f.name}")
+            self.names.add(f"{const}_LEN")
+            self.plan.literal_consts.append((const, comment, repr(single)))
+            return Watch(comment, "literal", target, const, f"{const}_LEN")
         const = self.regex_const(f"{role}_{f.name}", comment, delim.pattern)
+        ws_lead = ""
+        if not delim.is_literal:
+            rest = whitespace_led(delim.pattern)
+            if rest is not None:
+                ws_lead = self.regex_const(
+                    f"{role}_{f.name}_after_ws", f"{comment}, after its leading \\s*", rest
+                )
+                self.uses_whitespace = True
         return Watch(
             comment,
             "regex",
@@ -238,6 +262,8 @@ class _Lowering:
             regex_const=const,
             grows_at_edge=not delim.is_literal or delim.can_extend,
             captures=role == "open" and bool(delim.group_names),
+            ws_lead_const=ws_lead,
+            list_maxlen=max(map(len, delim.literals)) if delim.is_literal else 0,
         )
 
     @staticmethod
@@ -287,6 +313,10 @@ class _Lowering:
             outside.append(self.watch(f.open, "open", f, f.index))
         if t.implicit is not None and t.implicit.close is not None:
             outside.append(self.watch(t.implicit.close, "close", t.implicit, _TARGET_CLOSE))
+        for rank, w in enumerate(outside):
+            w.rank = rank
+        # Single literals first (cheap, and they bound the searches after them); stable.
+        outside.sort(key=lambda w: w.kind != "literal")
         where = (
             f"the implicit field {comment_text(t.implicit.name)}"
             if t.implicit
@@ -318,11 +348,31 @@ class _Lowering:
             plan.states.append(State(fn, doc, watches, self.first_chars([f.close])))
             table[f.index] = fn
         plan.scanner_table = [table[i] for i in range(-1, len(t.fields))]
+        jumpy = any(
+            _jumps_back(d.pattern)
+            for f in t.fields
+            for d in (f.open, f.close)
+            if d is not None and not d.is_literal
+        )
+        for state in plan.states:
+            state.empty_at_end = bool(state.watches) and state.first_chars is not None and not jumpy
+        slot = 0
+        for state in plan.states:
+            for w in state.watches:
+                w.memo = slot
+                slot += 1
+        plan.memo_size = slot
         self.lower_fast_paths(table)
         self.lower_context()
         self.lower_output()
         self.lower_anchor()
         plan.runtime_imports = sorted(self.imports)
+        if self.uses_whitespace:
+            plan.regexes.append(
+                RegexConst(
+                    "_WHITESPACE", "what \\s matches, for whitespace-led patterns", repr("\\s")
+                )
+            )
         return plan
 
     def lower_fast_paths(self, table: dict[int, str]) -> None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+import regex
+
 _CLASS_ESCAPES = frozenset("sSdDwW")
 _CHAR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
 _QUANT = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
@@ -174,3 +176,31 @@ def class_source(chars: str, classes: list[str]) -> str:
 
 def _escape_in_set(c: str) -> str:
     return "\\" + c if c in "\\]^-[" else c
+
+
+_WHITESPACE = regex.compile(r"\s")
+
+
+def whitespace_led(pattern: str) -> str | None:
+    """For a pattern ``\\s*REST`` whose REST cannot begin with whitespace, REST; else None.
+
+    Then the leftmost match of the pattern is the leftmost match of REST extended back over the
+    whitespace run before it (never before the search position): a match of REST starts with a
+    character that is not whitespace, so no run before a later match of REST can reach back
+    past an earlier one. The ``regex`` module is slow to search such patterns itself.
+    """
+    if not pattern.startswith("\\s*") or pattern[3:4] in ("?", "+"):
+        return None
+    rest = pattern[3:]
+    parser = _Parser(rest)
+    try:
+        frags, nullable = parser.sequence()
+        if parser.i != len(rest):
+            return None  # a top-level alternative, or an unbalanced ')'
+    except _Unsupported:
+        return None
+    if nullable or not frags:
+        return None
+    if any(len(f) != 1 or _WHITESPACE.match(f) for f in frags):
+        return None
+    return rest

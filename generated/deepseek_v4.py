@@ -48,6 +48,17 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
+# Literal delimiters, searched with str.find.
+# open 'reasoning': literal '<think>'
+_OPEN_REASONING = "<think>"
+_OPEN_REASONING_LEN = len(_OPEN_REASONING)
+# close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
+_CLOSE_CONTENT = "<｜end▁of▁sentence｜>"
+_CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+# close 'reasoning': literal '</think>'
+_CLOSE_REASONING = "</think>"
+_CLOSE_REASONING_LEN = len(_CLOSE_REASONING)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?:\\n\\n)?(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<n...'
 _OPEN_TOOL_CALLS = regex.compile(
@@ -58,6 +69,12 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\s*</｜DSML｜invoke>\\s*(?:</｜DSML｜tool_calls>)?", regex.DOTALL
 )
+# close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?:</\uff5cDSML\uff5ctool_calls>)?', after its leading \s*
+_CLOSE_TOOL_CALLS_AFTER_WS = regex.compile(
+    "</｜DSML｜invoke>\\s*(?:</｜DSML｜tool_calls>)?", regex.DOTALL
+)
+# what \s matches, for whitespace-led patterns
+_WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST__SCAN_IN_TOOL_CALLS = regex.compile("[<]|\\s", regex.DOTALL)
@@ -93,44 +110,104 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 
 # ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the earliest committable delimiter (start,
-# end, target = field index to open, -2 = close the current region, -1 = none) and where
-# pending delimiter text begins (hold). Watches are listed in the reference's tie-break order.
+# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
+# target = field index to open, -2 = close the current region, -1 = none), chosen like the
+# reference (earliest start, then longest, then open before close and field name: the rank),
+# and where pending delimiter text begins (hold). Single literals are looked at first: once a
+# candidate is known, later literals only need to be searched up to where it starts.
+# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
+# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # open 'reasoning': literal '<think>'
-    i = buf.find("<think>", pos)
+    if eos:
+        r = memo[0]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_OPEN_REASONING, pos)
+            memo[0] = (pos, i)
+    else:
+        i = buf.find(_OPEN_REASONING, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 7 > end - start):
-            start, end, target, found = i, i + 7, 0, None
+        start, end, target, found, rank = i, i + _OPEN_REASONING_LEN, 0, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "<think>")
+        i = literal_tail(buf, pos, _OPEN_REASONING)
+        if i < hold:
+            hold = i
+    # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
+    if eos:
+        r = memo[1]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        elif target == -1:
+            i = buf.find(_CLOSE_CONTENT, pos)
+            memo[1] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+            if i >= 0:
+                memo[1] = (pos, i)
+    else:
+        i = (
+            buf.find(_CLOSE_CONTENT, pos)
+            if target == -1
+            else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+        )
+    if i >= 0:
+        if (
+            target == -1
+            or i < start
+            or (
+                i == start
+                and (
+                    _CLOSE_CONTENT_LEN > end - start
+                    or (_CLOSE_CONTENT_LEN == end - start and 2 < rank)
+                )
+            )
+        ):
+            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 2
+    elif not eos and (
+        target == -1 or (n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0)
+    ):
+        # Its partial tail can only matter if it starts before the candidate.
+        i = literal_tail(buf, pos, _CLOSE_CONTENT)
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '(?:\\n\\n)?(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<n...'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, 1, m
-    # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
-    i = buf.find("<｜end▁of▁sentence｜>", pos)
-    if i >= 0:
-        if target == -1 or i < start or (i == start and 19 > end - start):
-            start, end, target, found = i, i + 19, -2, None
-    elif not eos:
-        i = literal_tail(buf, pos, "<｜end▁of▁sentence｜>")
-        if i < hold:
-            hold = i
+    if eos:
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
+    else:
+        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -138,18 +215,27 @@ def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, An
 
 
 # Inside 'reasoning': only its close is watched.
-def _scan_in_reasoning(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'reasoning': literal '</think>'
-    i = buf.find("</think>", pos)
+    if eos:
+        r = memo[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_CLOSE_REASONING, pos)
+            memo[3] = (pos, i)
+    else:
+        i = buf.find(_CLOSE_REASONING, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 8 > end - start):
-            start, end, target, found = i, i + 8, -2, None
+        start, end, target, found, rank = i, i + _CLOSE_REASONING_LEN, -2, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "</think>")
+        i = literal_tail(buf, pos, _CLOSE_REASONING)
         if i < hold:
             hold = i
     if target != -1 and start >= hold:
@@ -159,20 +245,44 @@ def _scan_in_reasoning(buf: str, pos: int, eos: bool) -> tuple[int, int, int, in
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?:</\uff5cDSML\uff5ctool_calls>)?'
-    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, -2, None
+    if eos:
+        r = memo[4]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            # The pattern is \s* then a part that cannot begin with whitespace: find that
+            # part, then extend the match back over the whitespace before it.
+            m = _CLOSE_TOOL_CALLS_AFTER_WS.search(buf, pos)
+            r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            while i > pos and _WHITESPACE.match(buf, i - 1):
+                i -= 1
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -197,6 +307,7 @@ class ResponseParser(CompiledParser):
     _scanners = (_scan_outside, _scan_in_reasoning, _scan_in_tool_calls, _scan_outside)
     # no pattern looks before the search position: consumed text is never needed
     _context = 0
+    _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
 

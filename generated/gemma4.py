@@ -49,6 +49,17 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
+# Literal delimiters, searched with str.find.
+# open 'reasoning_content': literal '<|channel>thought\n'
+_OPEN_REASONING_CONTENT = "<|channel>thought\n"
+_OPEN_REASONING_CONTENT_LEN = len(_OPEN_REASONING_CONTENT)
+# close 'reasoning_content': literal '<channel|>'
+_CLOSE_REASONING_CONTENT = "<channel|>"
+_CLOSE_REASONING_CONTENT_LEN = len(_CLOSE_REASONING_CONTENT)
+# close 'tool_calls': literal '<tool_call|>'
+_CLOSE_TOOL_CALLS = "<tool_call|>"
+_CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)'
 _OPEN_TOOL_CALLS = regex.compile("<\\|tool_call>call:(?P<name>\\w+)", regex.DOTALL)
@@ -84,44 +95,100 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 
 # ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the earliest committable delimiter (start,
-# end, target = field index to open, -2 = close the current region, -1 = none) and where
-# pending delimiter text begins (hold). Watches are listed in the reference's tie-break order.
+# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
+# target = field index to open, -2 = close the current region, -1 = none), chosen like the
+# reference (earliest start, then longest, then open before close and field name: the rank),
+# and where pending delimiter text begins (hold). Single literals are looked at first: once a
+# candidate is known, later literals only need to be searched up to where it starts.
+# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
+# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '<|channel>thought\n'
-    i = buf.find("<|channel>thought\n", pos)
+    if eos:
+        r = memo[0]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_OPEN_REASONING_CONTENT, pos)
+            memo[0] = (pos, i)
+    else:
+        i = buf.find(_OPEN_REASONING_CONTENT, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 18 > end - start):
-            start, end, target, found = i, i + 18, 0, None
+        start, end, target, found, rank = i, i + _OPEN_REASONING_CONTENT_LEN, 0, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "<|channel>thought\n")
+        i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, 1, m
+    if eos:
+        r = memo[1]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
+    else:
+        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>']
-    m = _CLOSE_CONTENT.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and m.partial:
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, -2, None
+    if eos:
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            if target == -1:
+                m = _CLOSE_CONTENT.search(buf, pos)
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            else:
+                # Literals starting after the candidate cannot win: search only up to it.
+                m = _CLOSE_CONTENT.search(buf, pos, min(n, start + 16))
+                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                if m is not None:
+                    memo[2] = r
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 2
+    else:
+        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 2
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -129,18 +196,29 @@ def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, An
 
 
 # Inside 'reasoning_content': only its close is watched.
-def _scan_in_reasoning_content(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning_content(
+    buf: str, pos: int, eos: bool, memo: Any
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'reasoning_content': literal '<channel|>'
-    i = buf.find("<channel|>", pos)
+    if eos:
+        r = memo[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_CLOSE_REASONING_CONTENT, pos)
+            memo[3] = (pos, i)
+    else:
+        i = buf.find(_CLOSE_REASONING_CONTENT, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 10 > end - start):
-            start, end, target, found = i, i + 10, -2, None
+        start, end, target, found, rank = i, i + _CLOSE_REASONING_CONTENT_LEN, -2, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "<channel|>")
+        i = literal_tail(buf, pos, _CLOSE_REASONING_CONTENT)
         if i < hold:
             hold = i
     if target != -1 and start >= hold:
@@ -150,18 +228,27 @@ def _scan_in_reasoning_content(buf: str, pos: int, eos: bool) -> tuple[int, int,
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'tool_calls': literal '<tool_call|>'
-    i = buf.find("<tool_call|>", pos)
+    if eos:
+        r = memo[4]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+            memo[4] = (pos, i)
+    else:
+        i = buf.find(_CLOSE_TOOL_CALLS, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 12 > end - start):
-            start, end, target, found = i, i + 12, -2, None
+        start, end, target, found, rank = i, i + _CLOSE_TOOL_CALLS_LEN, -2, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "<tool_call|>")
+        i = literal_tail(buf, pos, _CLOSE_TOOL_CALLS)
         if i < hold:
             hold = i
     if target != -1 and start >= hold:
@@ -188,6 +275,7 @@ class ResponseParser(CompiledParser):
     _scanners = (_scan_outside, _scan_in_reasoning_content, _scan_in_tool_calls, _scan_outside)
     # no pattern looks before the search position: consumed text is never needed
     _context = 0
+    _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
 

@@ -39,6 +39,23 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
+# Literal delimiters, searched with str.find.
+# open 'thinking': literal '<think>'
+_OPEN_THINKING = "<think>"
+_OPEN_THINKING_LEN = len(_OPEN_THINKING)
+# open 'tool_calls': literal '<tool_call>'
+_OPEN_TOOL_CALLS = "<tool_call>"
+_OPEN_TOOL_CALLS_LEN = len(_OPEN_TOOL_CALLS)
+# close 'content': literal '<|end_of_text|>'
+_CLOSE_CONTENT = "<|end_of_text|>"
+_CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+# close 'thinking': literal '</think>'
+_CLOSE_THINKING = "</think>"
+_CLOSE_THINKING_LEN = len(_CLOSE_THINKING)
+# close 'tool_calls': literal '</tool_call>'
+_CLOSE_TOOL_CALLS = "</tool_call>"
+_CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
 _ARGS_TOOL_CALLS: Any = {}
@@ -66,42 +83,114 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 
 # ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the earliest committable delimiter (start,
-# end, target = field index to open, -2 = close the current region, -1 = none) and where
-# pending delimiter text begins (hold). Watches are listed in the reference's tie-break order.
+# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
+# target = field index to open, -2 = close the current region, -1 = none), chosen like the
+# reference (earliest start, then longest, then open before close and field name: the rank),
+# and where pending delimiter text begins (hold). Single literals are looked at first: once a
+# candidate is known, later literals only need to be searched up to where it starts.
+# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
+# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # open 'thinking': literal '<think>'
-    i = buf.find("<think>", pos)
+    if eos:
+        r = memo[0]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_OPEN_THINKING, pos)
+            memo[0] = (pos, i)
+    else:
+        i = buf.find(_OPEN_THINKING, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 7 > end - start):
-            start, end, target, found = i, i + 7, 0, None
+        start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "<think>")
+        i = literal_tail(buf, pos, _OPEN_THINKING)
         if i < hold:
             hold = i
     # open 'tool_calls': literal '<tool_call>'
-    i = buf.find("<tool_call>", pos)
+    if eos:
+        r = memo[1]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        elif target == -1:
+            i = buf.find(_OPEN_TOOL_CALLS, pos)
+            memo[1] = (pos, i)
+        else:
+            i = buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
+            if i >= 0:
+                memo[1] = (pos, i)
+    else:
+        i = (
+            buf.find(_OPEN_TOOL_CALLS, pos)
+            if target == -1
+            else buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
+        )
     if i >= 0:
-        if target == -1 or i < start or (i == start and 11 > end - start):
-            start, end, target, found = i, i + 11, 1, None
-    elif not eos:
-        i = literal_tail(buf, pos, "<tool_call>")
+        if (
+            target == -1
+            or i < start
+            or (
+                i == start
+                and (
+                    _OPEN_TOOL_CALLS_LEN > end - start
+                    or (_OPEN_TOOL_CALLS_LEN == end - start and 1 < rank)
+                )
+            )
+        ):
+            start, end, target, found, rank = i, i + _OPEN_TOOL_CALLS_LEN, 1, None, 1
+    elif not eos and (
+        target == -1
+        or (n - _OPEN_TOOL_CALLS_LEN < start and buf.find(_OPEN_TOOL_CALLS, start + 1) < 0)
+    ):
+        # Its partial tail can only matter if it starts before the candidate.
+        i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
         if i < hold:
             hold = i
     # close 'content': literal '<|end_of_text|>'
-    i = buf.find("<|end_of_text|>", pos)
+    if eos:
+        r = memo[2]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        elif target == -1:
+            i = buf.find(_CLOSE_CONTENT, pos)
+            memo[2] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+            if i >= 0:
+                memo[2] = (pos, i)
+    else:
+        i = (
+            buf.find(_CLOSE_CONTENT, pos)
+            if target == -1
+            else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+        )
     if i >= 0:
-        if target == -1 or i < start or (i == start and 15 > end - start):
-            start, end, target, found = i, i + 15, -2, None
-    elif not eos:
-        i = literal_tail(buf, pos, "<|end_of_text|>")
+        if (
+            target == -1
+            or i < start
+            or (
+                i == start
+                and (
+                    _CLOSE_CONTENT_LEN > end - start
+                    or (_CLOSE_CONTENT_LEN == end - start and 2 < rank)
+                )
+            )
+        ):
+            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 2
+    elif not eos and (
+        target == -1 or (n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0)
+    ):
+        # Its partial tail can only matter if it starts before the candidate.
+        i = literal_tail(buf, pos, _CLOSE_CONTENT)
         if i < hold:
             hold = i
     if target != -1 and start >= hold:
@@ -111,18 +200,27 @@ def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, An
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'thinking': literal '</think>'
-    i = buf.find("</think>", pos)
+    if eos:
+        r = memo[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_CLOSE_THINKING, pos)
+            memo[3] = (pos, i)
+    else:
+        i = buf.find(_CLOSE_THINKING, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 8 > end - start):
-            start, end, target, found = i, i + 8, -2, None
+        start, end, target, found, rank = i, i + _CLOSE_THINKING_LEN, -2, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "</think>")
+        i = literal_tail(buf, pos, _CLOSE_THINKING)
         if i < hold:
             hold = i
     if target != -1 and start >= hold:
@@ -132,18 +230,27 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'tool_calls': literal '</tool_call>'
-    i = buf.find("</tool_call>", pos)
+    if eos:
+        r = memo[4]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+            memo[4] = (pos, i)
+    else:
+        i = buf.find(_CLOSE_TOOL_CALLS, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 12 > end - start):
-            start, end, target, found = i, i + 12, -2, None
+        start, end, target, found, rank = i, i + _CLOSE_TOOL_CALLS_LEN, -2, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "</tool_call>")
+        i = literal_tail(buf, pos, _CLOSE_TOOL_CALLS)
         if i < hold:
             hold = i
     if target != -1 and start >= hold:
@@ -170,6 +277,7 @@ class ResponseParser(CompiledParser):
     _scanners = (_scan_outside, _scan_in_thinking, _scan_in_tool_calls, _scan_outside)
     # literal delimiters only: consumed text is never needed
     _context = 0
+    _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
 

@@ -51,6 +51,11 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
+# Literal delimiters, searched with str.find.
+# open 'thinking': literal '<think>'
+_OPEN_THINKING = "<think>"
+_OPEN_THINKING_LEN = len(_OPEN_THINKING)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\('
 _OPEN_TOOL_CALLS = regex.compile(
@@ -99,44 +104,93 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 
 # ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the earliest committable delimiter (start,
-# end, target = field index to open, -2 = close the current region, -1 = none) and where
-# pending delimiter text begins (hold). Watches are listed in the reference's tie-break order.
+# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
+# target = field index to open, -2 = close the current region, -1 = none), chosen like the
+# reference (earliest start, then longest, then open before close and field name: the rank),
+# and where pending delimiter text begins (hold). Single literals are looked at first: once a
+# candidate is known, later literals only need to be searched up to where it starts.
+# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
+# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # open 'thinking': literal '<think>'
-    i = buf.find("<think>", pos)
+    if eos:
+        r = memo[0]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = buf.find(_OPEN_THINKING, pos)
+            memo[0] = (pos, i)
+    else:
+        i = buf.find(_OPEN_THINKING, pos)
     if i >= 0:
-        if target == -1 or i < start or (i == start and 7 > end - start):
-            start, end, target, found = i, i + 7, 0, None
+        start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 0
     elif not eos:
-        i = literal_tail(buf, pos, "<think>")
+        i = literal_tail(buf, pos, _OPEN_THINKING)
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\('
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, 1, m
+    if eos:
+        r = memo[1]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
+    else:
+        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': pattern '<\\|im_end\\|>\\s*'
-    m = _CLOSE_CONTENT.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, -2, None
+    if eos:
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _CLOSE_CONTENT.search(buf, pos)
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 2
+    else:
+        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 2
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -144,20 +198,40 @@ def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, An
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'thinking': pattern '</think>\\s*'
-    m = _CLOSE_THINKING.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, -2, None
+    if eos:
+        r = memo[3]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _CLOSE_THINKING.search(buf, pos)
+            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        m = _CLOSE_THINKING.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -165,20 +239,40 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*'
-    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, -2, None
+    if eos:
+        r = memo[4]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _CLOSE_TOOL_CALLS.search(buf, pos)
+            r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -203,6 +297,7 @@ class ResponseParser(CompiledParser):
     _scanners = (_scan_outside, _scan_in_thinking, _scan_in_tool_calls, _scan_outside)
     # no pattern looks before the search position: consumed text is never needed
     _context = 0
+    _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
 

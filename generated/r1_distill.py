@@ -44,26 +44,50 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 
 # ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the earliest committable delimiter (start,
-# end, target = field index to open, -2 = close the current region, -1 = none) and where
-# pending delimiter text begins (hold). Watches are listed in the reference's tie-break order.
+# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
+# target = field index to open, -2 = close the current region, -1 = none), chosen like the
+# reference (earliest start, then longest, then open before close and field name: the rank),
+# and where pending delimiter text begins (hold). Single literals are looked at first: once a
+# candidate is known, later literals only need to be searched up to where it starts.
+# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
+# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
-    start = end = target = -1
+    start = end = target = rank = -1
     found = None
     # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*'
-    m = _CLOSE_CONTENT.search(buf, pos, partial=not eos)
-    if m is not None:
-        i, j = m.span()
-        if not eos and (m.partial or j == n):
-            if i < hold:
-                hold = i
-        elif target == -1 or i < start or (i == start and j - i > end - start):
-            start, end, target, found = i, j, -2, None
+    if eos:
+        r = memo[0]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _CLOSE_CONTENT.search(buf, pos)
+            r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -88,6 +112,7 @@ class ResponseParser(CompiledParser):
     _scanners = (_scan_outside, _scan_outside)
     # no pattern looks before the search position: consumed text is never needed
     _context = 0
+    _memo_size = 1
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
 

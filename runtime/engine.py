@@ -9,10 +9,11 @@ observable behaviour (events, values, exceptions, hold-back), but without re-cop
 re-scanning text it has already classified.
 
 Scanner contract, for the state ``cur`` (index of the current field, or -1 for the null sink):
-``scan(buf, pos, eos) -> (hold, start, end, target, match)`` where ``target`` is -1 when no
+``scan(buf, pos, eos, memo) -> (hold, start, end, target, match)`` where ``target`` is -1 when no
 delimiter can be committed now (then ``hold`` is where pending delimiter text starts), the
 index of the field to open, or -2 for the close of the current region. ``match`` is the
-regex match of an open pattern with named groups (else ``None``).
+regex match of an open pattern with named groups (else ``None``). ``memo`` is scratch space
+the scanner may use to remember results at the end of the stream (one slot per delimiter).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, ClassVar
 
 from .tools import coerce_tool_calls, read_tools
 
-Scanner = Callable[[str, int, bool], tuple[int, int, int, int, Any]]
+Scanner = Callable[[str, int, bool, list[Any]], tuple[int, int, int, int, Any]]
 
 STORE_SET = 0
 STORE_APPEND = 1
@@ -62,6 +63,7 @@ class CompiledParser:
     _scanners: ClassVar[tuple[Scanner, ...]]
     _context: ClassVar[int | None]
     _whole_pass_exact: ClassVar[bool]
+    _memo_size: ClassVar[int]
 
     __slots__ = (
         "initial_events",
@@ -174,7 +176,7 @@ class CompiledParser:
 
     def _message(self) -> dict[str, Any]:
         out = self._out
-        missing = [name for name in self._required if name not in out]
+        missing = [name for name in self._required if name not in out] if self._required else None
         if missing:
             raise ValueError(
                 f"Required response_template fields missing from parsed output: {missing}"
@@ -198,9 +200,11 @@ class CompiledParser:
         # already run once without raising, and the reference would cycle forever (zero-width
         # delimiters re-firing): raise instead of hanging.
         stalled: set[tuple[int, int, bool, bool]] | None = None
+        # Scanners remember search results here while the text cannot change (end of stream).
+        memo: list[Any] | None = [None] * self._memo_size if eos else None
         while True:
             pos = self._pos
-            hold, start, end, target, match = scanners[self._cur + 1](buf, pos, eos)
+            hold, start, end, target, match = scanners[self._cur + 1](buf, pos, eos, memo)
             if target != -1:
                 if end <= pos:
                     state = (pos, self._cur, self._opened, not any(self._parts))

@@ -30,10 +30,11 @@ def read_tools(tools: Any) -> dict[str, dict[str, Any]]:
     """
     params: dict[str, dict[str, Any]] = {}
     for tool in tools or []:
-        if isfunction(tool) or ismethod(tool):
-            tool = get_json_schema(tool)
-        if not isinstance(tool, dict):
-            continue
+        if tool.__class__ is not dict:  # the common case skips the inspect calls
+            if isfunction(tool) or ismethod(tool):
+                tool = get_json_schema(tool)
+            if not isinstance(tool, dict):
+                continue
         function = tool.get("function", tool)
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             continue
