@@ -68,6 +68,11 @@ def _failing_as(prefix: str = "") -> Iterator[None]:
         yield
     except (SourceError, TemplateError, TemplateTypeError) as exc:
         raise Failure(f"{prefix}{exc}") from None
+    except RecursionError:
+        # transformers 5.23.0 fails the same way on these templates (deep data or patterns).
+        raise Failure(
+            f"{prefix}the template nests too deeply (Python's recursion limit was reached)"
+        ) from None
 
 
 def _compile(source: str) -> bytes:

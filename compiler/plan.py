@@ -27,9 +27,12 @@ from .prefilter import class_source, first_fragments, whitespace_led
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
 _LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]")
-# Patterns whose matches depend on where a search starts (\G, reverse searching): for them
+# Patterns whose matches depend on where a search starts (\G, reverse searching, \K which
+# reports a start after where the match began): for them
 # one end-of-stream pass is not provably the same as a partial pass followed by it.
-_START_SENSITIVE = re.compile(r"\\G|\(\?[a-zA-Z0-9-]*r[a-zA-Z0-9-]*[:)]")
+_START_SENSITIVE = re.compile(r"\\[GK]|\(\?[a-zA-Z0-9-]*r[a-zA-Z0-9-]*[:)]")
+# Regions that get a straight-through case in feed() (see lower_fast_paths).
+MAX_FAST_PATHS = 64
 # How much consumed text other patterns may observe (\b, \B, (?m)^ need one character).
 PATTERN_CONTEXT = 64
 # Escapes that test text before the current position (word boundaries) or the start.
@@ -207,14 +210,19 @@ def _identifier(name: str, taken: set[str], prefix: str) -> str:
 class _Lowering:
     def __init__(self, template: Template) -> None:
         self.t = template
-        self.plan = Plan(
-            sha256=template_sha256(template.source),
-            template_literal=py_literal(template.source),
-        )
+        self.plan = Plan(sha256=template_sha256(template.source), template_literal="")
+        self.plan.template_literal = self.literal(template.source)
         self.names: set[str] = set()
         self.imports: set[str] = set()
         self.uses_whitespace = False
         self.names.add("_WHITESPACE")
+
+    def literal(self, value: Any) -> str:
+        """``py_literal``, noting when the expression needs the json module."""
+        expr = py_literal(value)
+        if expr.startswith("_json."):
+            self.plan.uses_json = True
+        return expr
 
     def const(self, stem: str) -> str:
         return _identifier(stem.upper(), self.names, "_")
@@ -222,9 +230,7 @@ class _Lowering:
     def data(self, stem: str, comment: str, value: Any) -> str:
         """A module-level constant holding template data, referenced by name."""
         name = self.const(stem)
-        expr = py_literal(value)
-        if expr.startswith("_json."):
-            self.plan.uses_json = True
+        expr = self.literal(value)
         self.plan.data_consts.append((name, comment, expr))
         return name
 
@@ -411,6 +417,10 @@ class _Lowering:
                 else:
                     test = f"{const}.isdisjoint(text)"
                     comment = f"{where}: none of {comment_text(chars)} in the chunk"
+            if len(self.plan.fast_paths) >= MAX_FAST_PATHS:
+                # An if/elif chain nests in Python's parser: keep it short. Regions past the
+                # limit take the ordinary path, which gives the same events.
+                break
             self.plan.fast_paths.append(
                 FastPath(
                     cur=cur,
@@ -456,15 +466,13 @@ class _Lowering:
     def lower_output(self) -> None:
         t, plan = self.t, self.plan
         if fits_inline(t.defaults):
-            plan.new_output_expr = py_literal(t.defaults)
-            if plan.new_output_expr.startswith("_json."):
-                plan.uses_json = True
+            plan.new_output_expr = self.literal(t.defaults)
         else:
             name = self.data("defaults", "the template's defaults", t.defaults)
             plan.new_output_expr = f"_copy.deepcopy({name})"
             plan.uses_copy = True
         plan.default_keys = (
-            "frozenset(" + py_literal(sorted(t.defaults)) + ")" if t.defaults else "frozenset()"
+            "frozenset(" + self.literal(sorted(t.defaults)) + ")" if t.defaults else "frozenset()"
         )
         required = [f.name for f in t.fields if not f.optional]
         plan.required = (
@@ -558,7 +566,7 @@ class _Lowering:
                 return base
             self.imports.add("from rtc.runtime.lookup import lookup")
             return f"lookup({base}, {path!r}, {tuple(keys)!r})"
-        return py_literal(node)
+        return self.literal(node)
 
 
 def lower(template: Template) -> Plan:
