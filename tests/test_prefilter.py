@@ -126,3 +126,27 @@ def test_literal_tail_is_the_regex_partial_match(
         return
     expected = m.start() if m is not None and m.partial else len(text)
     assert literal_tail(text, pos, literal) == expected
+
+
+@SETTINGS
+@given(
+    literal=st.text(alphabet="ab", min_size=65, max_size=90),
+    text=st.text(alphabet="ab", max_size=200),
+    data=st.data(),
+)
+def test_long_literal_tail_uses_the_automaton_correctly(
+    literal: str, text: str, data: st.DataObject
+) -> None:
+    pos = data.draw(st.integers(0, len(text)))
+    if text.find(literal, pos) >= 0:
+        return
+    m = regex.compile(regex.escape(literal), regex.DOTALL).search(text, pos, partial=True)
+    expected = m.start() if m is not None and m.partial else len(text)
+    assert literal_tail(text, pos, literal) == expected
+
+
+def test_long_self_overlapping_literal_tail_is_linear() -> None:
+    # Would take minutes with the direct method; the automaton is linear.
+    literal = "a" * 200_000 + "b"
+    assert literal_tail("a" * 200_000 + "c", 0, literal) == 200_001
+    assert literal_tail("x" + "a" * 199_999, 0, literal) == 1
