@@ -121,7 +121,6 @@ def load_family(exc: BaseException) -> str:
 class Engine:
     """How to drive one implementation: the reference or an rtc-generated module."""
 
-    name: str
     timeout: float
 
     def load(self, template: Any) -> Any:
@@ -136,8 +135,6 @@ class Engine:
 
 class Reference(Engine):
     """transformers 5.23.0 ``transformers.utils.chat_parsing``."""
-
-    name = "reference"
 
     def __init__(self, timeout: float = REF_TIMEOUT) -> None:
         self.timeout = timeout
@@ -160,8 +157,6 @@ class Reference(Engine):
 class Rtc(Engine):
     """A module compiled by ``rtc.compiler.load``."""
 
-    name = "rtc"
-
     def __init__(self, load: Callable[[Any], Any], timeout: float = RTC_TIMEOUT) -> None:
         self.timeout = timeout
         self._compile = load
@@ -177,7 +172,7 @@ class Rtc(Engine):
 
 
 def rtc_load() -> Callable[[Any], Any] | None:
-    """``rtc.compiler.load`` when the compiler provides it, else ``None``."""
+    """``rtc.compiler.load``, or ``None`` if the compiler does not provide it."""
     try:
         import rtc.compiler as compiler
     except ImportError:
@@ -209,17 +204,6 @@ class Step:
         return f"{self.call}: {uncanon(self.result)!r}"
 
 
-@dataclass
-class Trace:
-    """What one implementation did with one template, prefix, tools and chunking."""
-
-    load: str
-    steps: list[Step] = field(default_factory=list)
-
-    def describe(self) -> str:
-        return "\n".join([f"load: {self.load}", *("  " + s.describe() for s in self.steps)])
-
-
 def uncanon(tree: Any) -> Any:
     """Readable form of a canonical tree (for failure messages)."""
     if not isinstance(tree, tuple) or len(tree) != 2:
@@ -236,16 +220,16 @@ def uncanon(tree: Any) -> Any:
     return value
 
 
-def _run(engine: Engine, call: str, fn: Callable[[], Any]) -> tuple[Step, Any]:
+def _run(engine: Engine, call: str, fn: Callable[[], Any]) -> Step:
     """Run ``fn`` under the engine's timer; the step records its canonical result or failure."""
     try:
         with time_limit(engine.timeout):
             result = fn()
     except _Timeout:
-        return Step(call, hang=True), None
+        return Step(call, hang=True)
     except Exception as exc:  # noqa: BLE001 - every exception is an observable outcome
-        return Step(call, error=exc_name(exc), value_error=isinstance(exc, ValueError)), None
-    return Step(call, result=canon(result), raw=result), result
+        return Step(call, error=exc_name(exc), value_error=isinstance(exc, ValueError))
+    return Step(call, result=canon(result), raw=result)
 
 
 def load(engine: Engine, template: Any) -> tuple[str, Any]:
@@ -275,30 +259,30 @@ def record_stream(
         holder.append(engine.parser(loaded, prefix, copy.deepcopy(tools)))
         return holder[0].initial_events
 
-    step, _ = _run(engine, "init", construct)
+    step = _run(engine, "init", construct)
     steps.append(step)
     if not holder or step.hang:
         return steps
     parser = holder[0]
     for i, chunk in enumerate(chunks):
-        step, _ = _run(engine, f"feed#{i}", lambda chunk=chunk: parser.feed(chunk))
+        step = _run(engine, f"feed#{i}", lambda chunk=chunk: parser.feed(chunk))
         steps.append(step)
         if step.hang:
             return steps
     for attempt in ("finalize", "finalize-again"):
-        step, _ = _run(engine, attempt, parser.finalize)
+        step = _run(engine, attempt, parser.finalize)
         steps.append(step)
         if step.hang:
             return steps
         if step.error is None:
-            steps.append(_run(engine, "feed-after-finalize", lambda: parser.feed("x"))[0])
+            steps.append(_run(engine, "feed-after-finalize", lambda: parser.feed("x")))
             break
     return steps
 
 
 def record_oneshot(engine: Engine, loaded: Any, text: Any, prefix: Any, tools: Any) -> Step:
     """``parse_response(text, prefix=..., tools=...)`` as one step."""
-    return _run(engine, "parse_response", lambda: engine.parse(loaded, text, prefix, tools))[0]
+    return _run(engine, "parse_response", lambda: engine.parse(loaded, text, prefix, tools))
 
 
 def fixed_chunkings(text: str, seed: str, randoms: int = 3) -> dict[str, list[str]]:
@@ -370,45 +354,37 @@ class Comparison:
             return None
         if self.ref_state == "hang" and self.rtc_state in ("ok", "ValueError"):
             return None
-        return self._report(
-            f"load: reference {self.ref_state}, rtc {self.rtc_state}", None, None, None, [], []
-        )
+        return f"load: reference {self.ref_state}, rtc {self.rtc_state}\n{self._template()}"
 
     def oneshot_problem(self, text: Any, prefix: Any, tools: Any) -> str | None:
         want = record_oneshot(self.ref, self.ref_loaded, text, prefix, tools)
         got = record_oneshot(self.rtc, self.rtc_loaded, text, prefix, tools)
-        problem = diff_steps([want], [got])
-        return problem and self._report(problem, prefix, tools, [text], [want], [got], True)
+        if not (problem := diff_steps([want], [got])):
+            return None
+        return self._report(problem, f"prefix = {prefix!r}\ntext = {text!r}", tools, [want], [got])
 
     def stream_problem(self, prefix: Any, tools: Any, chunks: Sequence[Any]) -> str | None:
         want = record_stream(self.ref, self.ref_loaded, prefix, tools, chunks)
         got = record_stream(self.rtc, self.rtc_loaded, prefix, tools, chunks)
-        problem = diff_steps(want, got)
-        return problem and self._report(problem, prefix, tools, chunks, want, got)
+        if not (problem := diff_steps(want, got)):
+            return None
+        return self._report(problem, f"prefix = {prefix!r}\nchunks = {chunks!r}", tools, want, got)
+
+    def _template(self) -> str:
+        return f"template = {json.dumps(self.template, ensure_ascii=False, default=repr)}"
 
     def _report(
-        self,
-        problem: str,
-        prefix: Any,
-        tools: Any,
-        chunks: Sequence[Any] | None,
-        want: Sequence[Step],
-        got: Sequence[Step],
-        oneshot: bool = False,
+        self, problem: str, inputs: str, tools: Any, want: Sequence[Step], got: Sequence[Step]
     ) -> str:
-        lines = [
-            problem,
-            f"template = {json.dumps(self.template, ensure_ascii=False)}",
-            f"prefix = {prefix!r}",
-            f"tools = {tools!r}",
-            (
-                f"{'text' if oneshot else 'chunks'} = {(chunks[0] if oneshot else chunks)!r}"
-                if chunks is not None
-                else ""
-            ),
-            "reference:",
-            *("  " + s.describe() for s in want),
-            "rtc:",
-            *("  " + s.describe() for s in got),
-        ]
-        return "\n".join(line for line in lines if line)
+        return "\n".join(
+            [
+                problem,
+                self._template(),
+                inputs,
+                f"tools = {tools!r}",
+                "reference:",
+                *("  " + s.describe() for s in want),
+                "rtc:",
+                *("  " + s.describe() for s in got),
+            ]
+        )

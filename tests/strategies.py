@@ -66,6 +66,13 @@ FILLERS = [
     "  \n",
     "7",
     "🙂",
+    " " * 40,
+    "\n\n\n\n",
+    "<<<<<<",
+    "word " * 12,
+    "\x1c",  # str.isspace() but not regex \s
+    "\x85\u2000",  # both
+    "\u200b\ufeff",  # neither
 ]
 """Text that is not a delimiter, but may start one."""
 
@@ -202,18 +209,40 @@ SPECIAL_PATTERNS: list[tuple[str, list[str]]] = [
     ("(?<!b)a", ["a"]),
     (r"(?:\n|^)END", ["END", "\nEND"]),
     (r"é>|\Z", ["é>"]),
+    (r"a\Kb", ["ab"]),
+    (r"\Bb", ["ab"]),
+    (r"(?<=a+)b", ["aab"]),
+    (r"(?w)\bab\b", ["ab", " ab "]),
+    ("(?r)ab", ["ab"]),
+    (r"\Gab", ["ab"]),
+    (r"(a)?(?(1)b|c)", ["ab", "c"]),
+    ("(?i:é)>", ["É>"]),
+    (r"\mab", ["ab"]),
+    ("(?m)$", ["\n"]),
+    ("[[:alpha:]]+:", ["ab:"]),
+    ("(?|(a)|(b))x", ["ax"]),
+    ("(?<![a-z]{3})b", ["b"]),
+    (r"ab(?=\n)", ["ab\n"]),
+    (r"\w+?:", ["ab:"]),
+    (r"\X>", ["é>"]),
+    ("(?f)SS", ["ß", "SS"]),
+    ("(?:a|b)*+c", ["abc"]),
+    (r"(?<=^|\n)a", ["a", "\na"]),
+    ("(?s:.)END", ["xEND"]),
     (r"\s*", [" ", ""]),
     (r"<a\b[^>]*?\bname=", ["<a name=", "<a b name="]),
     (r"(?=[\s\S]*?</a>)", ["</a>"]),
     (r"[\s\S]*?END", ["xEND"]),
     (r"\n\n", ["\n\n"]),
 ]
-"""Zero-width, empty-matching and engine-edge patterns (Q3-Q5, Q9, Q10, Q19)."""
+"""Zero-width and empty-matching patterns (Q3-Q5, Q9, Q10, Q19), inline flags, escapes and
+constructs that look behind the search position or spell a literal in another way: the edges of
+the compiler's literal, prefilter and buffer-trimming analyses."""
 
 
 @st.composite
 def pattern_delims(draw: st.DrawFn) -> Delim:
-    if chance(draw, 12):
+    if chance(draw, 20):
         source, samples = pick(draw, SPECIAL_PATTERNS)
         return Delim(source, samples, pattern=True)
     groups: list[str] = []
@@ -588,7 +617,10 @@ def pieces(draw: st.DrawFn, plan: TemplatePlan) -> str:
 
 
 def texts(plan: TemplatePlan, max_pieces: int = 8) -> st.SearchStrategy[str]:
-    return st.lists(pieces(plan), min_size=1, max_size=max_pieces).map("".join)
+    """Generations: a few pieces, sometimes many (long texts stress hold-back across feeds)."""
+    few = st.lists(pieces(plan), min_size=1, max_size=max_pieces)
+    many = st.lists(pieces(plan), min_size=max_pieces, max_size=3 * max_pieces)
+    return st.one_of(few, few, few, many).map("".join)
 
 
 @st.composite
@@ -599,7 +631,7 @@ def prefixes(draw: st.DrawFn, plan: TemplatePlan) -> Any:
     if kind < 40:
         return ""
     if kind >= 98:
-        return pick(draw, [None, ["<A>"], 0])
+        return pick(draw, [None, ["<A>"], 0, b"<A>"])
     turns = draw(st.integers(0, 2))
     parts = [draw(texts(plan, 3))]
     for _ in range(turns):
@@ -713,8 +745,9 @@ def tool_lists(draw: st.DrawFn) -> Any:
         return None
     if kind < 70:
         return []
-    if kind >= 99:
-        return 5  # not iterable: TypeError at construction
+    if kind >= 98:
+        # not iterable (TypeError at construction), a dict (its keys are read), a tuple
+        return pick(draw, [5, {"name": "f"}, ({"name": "f", "parameters": {}},)])
     tools: list[Any] = []
     for _ in range(draw(st.integers(1, 3))):
         props = {a: pick(draw, SCHEMAS) for a in draw(st.lists(st.sampled_from(ARG_NAMES)))}
