@@ -564,7 +564,7 @@ class _Lowering:
             base = "content" if root == "content" else f"captures[{root!r}]"
             if not keys:
                 return base
-            self.imports.add("from rtc.runtime.lookup import lookup")
+            self.imports.add("from rtc.runtime.transform import lookup")
             return f"lookup({base}, {path!r}, {tuple(keys)!r})"
         return self.literal(node)
 

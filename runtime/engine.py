@@ -36,10 +36,6 @@ _NO_PREFIX = (
 )
 
 
-def _is_empty(value: Any) -> bool:
-    return value is None or (isinstance(value, (list, dict, str)) and not value)
-
-
 class LoopError(ValueError):
     """The template's zero-width delimiters would re-fire forever at one position.
 
@@ -171,7 +167,7 @@ class CompiledParser:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
             self._buf += text
-        self._process([], True)
+        self._process(None, True)  # no events: nobody sees them here
         return self._message()
 
     def _message(self) -> dict[str, Any]:
@@ -182,7 +178,12 @@ class CompiledParser:
                 f"Required response_template fields missing from parsed output: {missing}"
             )
         keep = self._default_keys
-        self._out = out = {k: v for k, v in out.items() if k in keep or not _is_empty(v)}
+        # Dropped: keys that are not defaults and hold None or an empty str, list or dict.
+        self._out = out = {
+            k: v
+            for k, v in out.items()
+            if k in keep or not (v is None or (not v and isinstance(v, (list, dict, str))))
+        }
         self._finalized = True
         # Make the generated fast path of feed() fall through to the check that raises.
         self._buf = "\x00"
@@ -191,7 +192,7 @@ class CompiledParser:
 
     # -- the loop ----------------------------------------------------------------------------
 
-    def _process(self, events: list[dict[str, Any]], eos: bool) -> None:
+    def _process(self, events: list[dict[str, Any]] | None, eos: bool) -> None:
         scanners = self._scanners
         buf = self._buf
         # Configurations (pos, region, opened, body empty) seen at commits that consumed nothing.
@@ -242,29 +243,33 @@ class CompiledParser:
                 self._pos = hold
             break
 
-    def _route(self, events: list[dict[str, Any]], text: str) -> None:
+    def _route(self, events: list[dict[str, Any]] | None, text: str) -> None:
         cur = self._cur
         if cur < 0:
             return  # the null sink: text outside every region is dropped silently
+        self._parts.append(text)
+        if events is None:
+            self._opened = True
+            return
         name = self._names[cur]
         if not self._opened:
             events.append({"type": "region_open", "field": name})
             self._opened = True
-        self._parts.append(text)
         events.append(
             {"type": "region_chunk", "field": name, "text": text, "dirty": self._dirty[cur]}
         )
 
-    def _open(self, events: list[dict[str, Any]], index: int, match: Any) -> None:
+    def _open(self, events: list[dict[str, Any]] | None, index: int, match: Any) -> None:
         self._cur = index
         self._captures = (
             {} if match is None else {k: v for k, v in match.groupdict().items() if v is not None}
         )
         self._parts = []
         self._opened = True
-        events.append({"type": "region_open", "field": self._names[index]})
+        if events is not None:
+            events.append({"type": "region_open", "field": self._names[index]})
 
-    def _close(self, events: list[dict[str, Any]]) -> None:
+    def _close(self, events: list[dict[str, Any]] | None) -> None:
         cur = self._cur
         if cur < 0 or not self._opened:
             self._reset()
@@ -275,7 +280,7 @@ class CompiledParser:
         # and later text is appended to it, as in the reference.
         self._parts = [body]
         value = self._finish[cur](body, self._captures)
-        if self._tools:
+        if self._tools and isinstance(value, (list, dict)):  # nothing else can be a call
             value = coerce_tool_calls(value, self._tools)
         name = self._names[cur]
         store = self._store[cur]
@@ -292,7 +297,8 @@ class CompiledParser:
                 )
             previous = out.get(name)
             out[name] = value if previous is None else previous + self._joins[cur] + value
-        events.append({"type": "region_close", "field": name, "value": value})
+        if events is not None:
+            events.append({"type": "region_close", "field": name, "value": value})
         self._reset()
 
     def _reset(self) -> None:

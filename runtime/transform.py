@@ -11,21 +11,18 @@ from typing import Any
 
 import regex
 
-__all__ = ["PLACEHOLDER", "apply", "render", "transform_problem"]
+__all__ = ["PLACEHOLDER", "apply", "lookup", "render", "transform_problem"]
 
 # `\w` must follow the `regex` module's Unicode rules (not `re`'s): that decides which
 # strings count as placeholders, both when rendering and at load-time validation.
 PLACEHOLDER = regex.compile(r"\{(\w+(?:\.\w+)*)\}")
 
 
-def _resolve(path: str, scope: dict[str, Any]) -> Any:
-    root, *keys = path.split(".")
-    if root not in scope:
-        raise KeyError(
-            f"transform placeholder {{{path}}}: {root!r} is not in scope "
-            f"(available: {sorted(scope)})"
-        )
-    value = scope[root]
+def lookup(value: Any, path: str, keys: list[str] | tuple[str, ...]) -> Any:
+    """Walk ``keys`` down from ``value``; ``path`` is the placeholder, for error messages.
+
+    Generated modules call this for dotted placeholders (``{content.arguments}``).
+    """
     for key in keys:
         if not isinstance(value, dict):
             raise ValueError(
@@ -41,6 +38,16 @@ def _resolve(path: str, scope: dict[str, Any]) -> Any:
     # Returned by reference: callers rely on the very same object landing in the output,
     # so that later in-place tool coercion shows up everywhere it is referenced.
     return value
+
+
+def _resolve(path: str, scope: dict[str, Any]) -> Any:
+    root, *keys = path.split(".")
+    if root not in scope:
+        raise KeyError(
+            f"transform placeholder {{{path}}}: {root!r} is not in scope "
+            f"(available: {sorted(scope)})"
+        )
+    return lookup(scope[root], path, keys)
 
 
 def render(transform: Any, scope: dict[str, Any]) -> Any:

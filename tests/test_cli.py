@@ -12,6 +12,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -385,7 +386,9 @@ def test_output_is_a_folder(tmp_path: Path, template_file: Path) -> None:
     assert leftovers(tmp_path) == []
 
 
-def test_output_folder_not_writable(tmp_path: Path, template_file: Path, out: Path) -> None:
+def test_output_folder_not_writable(
+    tmp_path: Path, template_file: Path, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out.parent.chmod(0o500)
     try:
         # Probe rather than test for root: what counts is whether permissions are enforced here.
@@ -394,7 +397,14 @@ def test_output_folder_not_writable(tmp_path: Path, template_file: Path, out: Pa
         except PermissionError:
             pass
         else:
-            pytest.skip("permissions are not enforced for this user (root?)")
+            # Root ignores the mode bits (CI runs as root): make creating the temporary file
+            # fail the way the kernel would for another user.
+            (out.parent / "probe").unlink()
+
+            def refuse(*args: object, **kwargs: object) -> None:
+                raise PermissionError(13, "Permission denied")
+
+            monkeypatch.setattr(tempfile, "mkstemp", refuse)
         assert_fails(
             run("compile", str(template_file), "-o", str(out)),
             f"{out}: cannot write: Permission denied",
