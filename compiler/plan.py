@@ -26,15 +26,17 @@ from .prefilter import class_source, first_fragments, whitespace_led
 
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
-_LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]")
+_LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]|\\X")
 # Patterns whose matches depend on where a search starts (\G, reverse searching, \K which
 # reports a start after where the match began): for them
 # one end-of-stream pass is not provably the same as a partial pass followed by it.
 _START_SENSITIVE = re.compile(r"\\[GK]|\(\?[a-zA-Z0-9-]*r[a-zA-Z0-9-]*[:)]")
 # Regions that get a straight-through case in feed() (see lower_fast_paths).
 MAX_FAST_PATHS = 64
-# How much consumed text other patterns may observe (\b, \B, (?m)^ need one character).
-PATTERN_CONTEXT = 64
+# How much consumed text other patterns may observe: \b, \B, \m, \M and (?m)^ look at the one
+# character before the search position, and one character is enough for ^ and \A never to
+# match at a trimmed buffer's start. (Grapheme rules and look-behinds keep the whole buffer.)
+PATTERN_CONTEXT = 1
 # Escapes that test text before the current position (word boundaries) or the start.
 _BACKWARD_ESCAPES = frozenset("bBmMAGXKyY")
 
@@ -460,7 +462,7 @@ class _Lowering:
             self.plan.context = str(PATTERN_CONTEXT)
             self.plan.context_note = (
                 f"patterns see at most {PATTERN_CONTEXT} characters of consumed text "
-                "(enough for \\b, \\B and the start of the buffer)"
+                "(enough for \\b, \\B, (?m)^ and the start of the buffer)"
             )
 
     def lower_output(self) -> None:

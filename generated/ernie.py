@@ -311,8 +311,8 @@ class ResponseParser(CompiledParser):
     _implicit = -1
     # Indexed by current field + 1 (0: the null sink).
     _scanners = (_scan_outside, _scan_in_thinking, _scan_in_content, _scan_in_tool_calls)
-    # patterns see at most 64 characters of consumed text (enough for \b, \B and the start of the buffer)
-    _context = 64
+    # patterns see at most 1 characters of consumed text (enough for \b, \B, (?m)^ and the start of the buffer)
+    _context = 1
     _memo_size = 6
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
@@ -326,7 +326,9 @@ class ResponseParser(CompiledParser):
             if cur == 0:
                 # 'thinking': no '<' in the chunk
                 if "<" not in text:
-                    self._keep_tail(text)
+                    # Keep only the consumed character patterns may look back at.
+                    self._buf = text[-1]
+                    self._pos = 1
                     self._parts.append(text)
                     chunk = {
                         "type": "region_chunk",
@@ -338,7 +340,9 @@ class ResponseParser(CompiledParser):
             elif cur == 1:
                 # 'content': none of '\n<' in the chunk
                 if _FIRST__SCAN_IN_CONTENT.isdisjoint(text):
-                    self._keep_tail(text)
+                    # Keep only the consumed character patterns may look back at.
+                    self._buf = text[-1]
+                    self._pos = 1
                     self._parts.append(text)
                     chunk = {
                         "type": "region_chunk",
@@ -350,7 +354,9 @@ class ResponseParser(CompiledParser):
             elif cur == 2:
                 # 'tool_calls': no '<' in the chunk
                 if "<" not in text:
-                    self._keep_tail(text)
+                    # Keep only the consumed character patterns may look back at.
+                    self._buf = text[-1]
+                    self._pos = 1
                     self._parts.append(text)
                     chunk = {
                         "type": "region_chunk",

@@ -134,16 +134,6 @@ class CompiledParser:
             self._buf = ""
             self._pos = 0
 
-    def _keep_tail(self, text: str) -> None:
-        """Append fully consumed ``text``, keeping only the context patterns may look at."""
-        context = self._context
-        assert context is not None
-        buf = self._buf + text
-        if len(buf) > 2 * context:
-            buf = buf[-context:]
-        self._buf = buf
-        self._pos = len(buf)
-
     def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """End of stream: close what is open, check required fields, return the message."""
         if self._finalized:
