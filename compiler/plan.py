@@ -22,7 +22,7 @@ from rtc.runtime.transform import PLACEHOLDER
 
 from .literals import comment_text, fits_inline, py_literal
 from .model import Delimiter, Field, Template
-from .prefilter import class_source, first_fragments, whitespace_led
+from .prefilter import class_source, first_fragments, lookahead_literal, whitespace_led
 
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
@@ -106,7 +106,7 @@ class Watch:
     """One delimiter watched in one state, in tie-break order."""
 
     comment: str
-    kind: str  # "literal" (single literal, str.find) or "regex" (literal list or pattern)
+    kind: str  # "literal" (single literal, str.find), "lookahead" (see prefilter) or "regex"
     target: int  # field index to open, or -2 for the close of the current region
     literal: str = ""  # name of the constant holding the literal, for kind == "literal"
     length: str = ""  # name of the constant holding its length
@@ -254,6 +254,16 @@ class _Lowering:
             self.names.add(f"{const}_LEN")
             self.plan.literal_consts.append((const, comment, repr(single)))
             return Watch(comment, "literal", target, const, f"{const}_LEN")
+        ahead = None if delim.is_literal else lookahead_literal(delim.pattern)
+        if ahead is not None:
+            # (?=[\s\S]*?L): an empty match at pos when L occurs ahead, else a partial match
+            # holding everything from pos (see prefilter.lookahead_literal).
+            const = self.const(f"{role}_{f.name}_ahead")
+            self.plan.literal_consts.append(
+                (const, f"{comment}: the literal it looks for", repr(ahead))
+            )
+            self.names.add(f"{const}_LEN")
+            return Watch(comment, "lookahead", target, const, f"{const}_LEN")
         const = self.regex_const(f"{role}_{f.name}", comment, delim.pattern)
         ws_lead = ""
         if not delim.is_literal:

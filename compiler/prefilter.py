@@ -204,3 +204,40 @@ def whitespace_led(pattern: str) -> str | None:
     if any(len(f) != 1 or _WHITESPACE.match(f) for f in frags):
         return None
     return rest
+
+
+_LOOKAHEAD_PREFIXES = ("(?=[\\s\\S]*?", "(?=[\\S\\s]*?", "(?=.*?")
+_SPECIAL = set("\\.^$*+?{}[]|()")
+
+
+def lookahead_literal(pattern: str) -> str | None:
+    """For ``(?=[\\s\\S]*?L)`` (or ``.*?``, DOTALL) with a plain literal L, return L; else None.
+
+    Searched from ``pos``, such a pattern matches (empty, at ``pos``) exactly when L occurs at
+    or after ``pos``; otherwise, in partial mode, it is a partial match from ``pos`` to the end.
+    ``str.find`` answers that without the regex engine's scan of the whole held text.
+    """
+    for prefix in _LOOKAHEAD_PREFIXES:
+        if pattern.startswith(prefix) and pattern.endswith(")"):
+            inner = pattern[len(prefix) : -1]
+            break
+    else:
+        return None
+    out = []
+    i = 0
+    while i < len(inner):
+        c = inner[i]
+        if c == "\\":
+            if i + 1 >= len(inner):
+                return None
+            e = inner[i + 1]
+            if e.isalnum() or not e.isascii():
+                return None
+            out.append(e)
+            i += 2
+            continue
+        if c in _SPECIAL:
+            return None
+        out.append(c)
+        i += 1
+    return "".join(out) or None

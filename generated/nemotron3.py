@@ -51,9 +51,12 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
+# Literal delimiters, searched with str.find.
+# open 'reasoning_content': pattern '(?=[\\s\\S]*?</think>)': the literal it looks for
+_OPEN_REASONING_CONTENT_AHEAD = "</think>"
+_OPEN_REASONING_CONTENT_AHEAD_LEN = len(_OPEN_REASONING_CONTENT_AHEAD)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
-# open 'reasoning_content': pattern '(?=[\\s\\S]*?</think>)'
-_OPEN_REASONING_CONTENT = regex.compile("(?=[\\s\\S]*?</think>)", regex.DOTALL)
 # open 'tool_calls': pattern '<tool_call>\\s*<function=(?P<name>[^\\n>]+)>'
 _OPEN_TOOL_CALLS = regex.compile("<tool_call>\\s*<function=(?P<name>[^\\n>]+)>", regex.DOTALL)
 # close 'content': pattern '<\\|im_end\\|>\\s*'
@@ -111,32 +114,16 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': pattern '(?=[\\s\\S]*?</think>)'
-    if eos:
-        r = memo[0]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_REASONING_CONTENT.search(buf, pos)
-            r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 0
-    else:
-        m = _OPEN_REASONING_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 0
+    if buf.find(_OPEN_REASONING_CONTENT_AHEAD, pos) >= 0:
+        # The look-ahead holds here: an empty match at pos.
+        if (
+            target == -1
+            or pos < start
+            or (pos == start and (0 > end - start or (0 == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = pos, pos, 0, None, 0
+    elif not eos and pos < hold:
+        hold = pos  # a partial match: everything from pos may still be followed by it
     # open 'tool_calls': pattern '<tool_call>\\s*<function=(?P<name>[^\\n>]+)>'
     if eos:
         r = memo[1]

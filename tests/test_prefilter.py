@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rtc.compiler.plan import _jumps_back, _needs_context
-from rtc.compiler.prefilter import class_source, first_fragments
+from rtc.compiler.prefilter import class_source, first_fragments, lookahead_literal
 from rtc.runtime.matching import literal_tail
 
 SETTINGS = settings(
@@ -150,3 +150,28 @@ def test_long_self_overlapping_literal_tail_is_linear() -> None:
     literal = "a" * 200_000 + "b"
     assert literal_tail("a" * 200_000 + "c", 0, literal) == 200_001
     assert literal_tail("x" + "a" * 199_999, 0, literal) == 1
+
+
+@SETTINGS
+@given(
+    literal=st.text(alphabet="ab<", min_size=1, max_size=4),
+    text=st.text(alphabet="ab<\n", max_size=12),
+    lead=st.sampled_from(["(?=[\\s\\S]*?", "(?=[\\S\\s]*?", "(?=.*?"]),
+    data=st.data(),
+)
+def test_lookahead_literal_semantics(
+    literal: str, text: str, lead: str, data: st.DataObject
+) -> None:
+    pattern = lead + regex.escape(literal) + ")"
+    assert lookahead_literal(pattern) == literal
+    compiled = regex.compile(pattern, regex.DOTALL)
+    pos = data.draw(st.integers(0, len(text)))
+    found = text.find(literal, pos) >= 0
+    m = compiled.search(text, pos, partial=True)
+    assert m is not None
+    if found:
+        assert (m.start(), m.end(), bool(m.partial)) == (pos, pos, False)
+    else:
+        assert (m.start(), m.end(), bool(m.partial)) == (pos, len(text), True)
+    complete = compiled.search(text, pos)
+    assert (complete.span() if complete else None) == ((pos, pos) if found else None)
