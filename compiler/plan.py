@@ -414,7 +414,9 @@ class _Lowering:
             else:
                 const = consts.get(state.function)
                 if const is None:
-                    const = consts[state.function] = self.const(f"first_{state.function}")
+                    const = consts[state.function] = self.const(
+                        f"first_{state.function.strip('_')}"
+                    )
                     if classes:
                         source = class_source(chars, classes)
                         expr = f"regex.compile({source!r}, regex.DOTALL)"

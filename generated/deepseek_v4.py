@@ -77,8 +77,8 @@ _CLOSE_TOOL_CALLS_AFTER_WS = regex.compile(
 _WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
-_FIRST__SCAN_IN_TOOL_CALLS = regex.compile("[<]|\\s", regex.DOTALL)
-_FIRST__SCAN_OUTSIDE = frozenset("<\n")
+_FIRST_SCAN_IN_TOOL_CALLS = regex.compile("[<]|\\s", regex.DOTALL)
+_FIRST_SCAN_OUTSIDE = frozenset("<\n")
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -330,7 +330,7 @@ class ResponseParser(CompiledParser):
                     return [chunk]
             elif cur == 1:
                 # 'tool_calls': nothing matching '[<]|\\s' in the chunk
-                if _FIRST__SCAN_IN_TOOL_CALLS.search(text) is None:
+                if _FIRST_SCAN_IN_TOOL_CALLS.search(text) is None:
                     self._parts.append(text)
                     chunk = {
                         "type": "region_chunk",
@@ -341,7 +341,7 @@ class ResponseParser(CompiledParser):
                     return [chunk]
             elif cur == 2:
                 # 'content': none of '<\n' in the chunk
-                if _FIRST__SCAN_OUTSIDE.isdisjoint(text):
+                if _FIRST_SCAN_OUTSIDE.isdisjoint(text):
                     self._parts.append(text)
                     chunk = {
                         "type": "region_chunk",

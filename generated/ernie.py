@@ -62,7 +62,7 @@ _OPEN_THINKING = regex.compile("(?:^|<think>\\s*)", regex.DOTALL)
 _CLOSE_CONTENT = regex.compile("\\n?</response>", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
-_FIRST__SCAN_IN_CONTENT = frozenset("\n<")
+_FIRST_SCAN_IN_CONTENT = frozenset("\n<")
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -339,7 +339,7 @@ class ResponseParser(CompiledParser):
                     return [chunk]
             elif cur == 1:
                 # 'content': none of '\n<' in the chunk
-                if _FIRST__SCAN_IN_CONTENT.isdisjoint(text):
+                if _FIRST_SCAN_IN_CONTENT.isdisjoint(text):
                     # Keep only the consumed character patterns may look back at.
                     self._buf = text[-1]
                     self._pos = 1

@@ -73,7 +73,7 @@ _CLOSE_CONTENT = regex.compile("<\\|return\\|>\\s*", regex.DOTALL)
 _CLOSE_TOOL_CALLS = regex.compile("<\\|call\\|>\\s*", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
-_FIRST__SCAN_OUTSIDE = frozenset("<t")
+_FIRST_SCAN_OUTSIDE = frozenset("<t")
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -359,7 +359,7 @@ class ResponseParser(CompiledParser):
             cur = self._cur
             if cur == -1:
                 # the null sink: none of '<t' in the chunk
-                if _FIRST__SCAN_OUTSIDE.isdisjoint(text):
+                if _FIRST_SCAN_OUTSIDE.isdisjoint(text):
                     return []
             elif cur == 0:
                 # 'thinking': no '<' in the chunk

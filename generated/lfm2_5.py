@@ -69,7 +69,7 @@ _CLOSE_THINKING = regex.compile("</think>\\s*", regex.DOTALL)
 _CLOSE_TOOL_CALLS = regex.compile("\\)(?:\\]<\\|tool_call_end\\|>)?\\s*", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
-_FIRST__SCAN_OUTSIDE = frozenset("<,")
+_FIRST_SCAN_OUTSIDE = frozenset("<,")
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -331,7 +331,7 @@ class ResponseParser(CompiledParser):
                     return [chunk]
             elif cur == 2:
                 # 'content': none of '<,' in the chunk
-                if _FIRST__SCAN_OUTSIDE.isdisjoint(text):
+                if _FIRST_SCAN_OUTSIDE.isdisjoint(text):
                     self._parts.append(text)
                     chunk = {
                         "type": "region_chunk",

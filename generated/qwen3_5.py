@@ -72,7 +72,7 @@ _CLOSE_TOOL_CALLS = regex.compile("</function>\\s*</tool_call>", regex.DOTALL)
 _WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
-_FIRST__SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
+_FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -329,7 +329,7 @@ class ResponseParser(CompiledParser):
                     return [chunk]
             elif cur == 2:
                 # 'content': nothing matching '[<]|\\s' in the chunk
-                if _FIRST__SCAN_OUTSIDE.search(text) is None:
+                if _FIRST_SCAN_OUTSIDE.search(text) is None:
                     self._parts.append(text)
                     chunk = {
                         "type": "region_chunk",
