@@ -121,7 +121,12 @@ class CompiledParser:
                 self._buf = self._buf[pos - context :] + text
                 self._pos = context
             else:
-                self._buf += text
+                # Drop the attribute's reference first so CPython can grow the string in
+                # place instead of copying text that is still held back.
+                buf = self._buf
+                self._buf = ""
+                buf += text
+                self._buf = buf
         events: list[dict[str, Any]] = []
         self._process(events, False)
         self._settle()
