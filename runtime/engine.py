@@ -162,8 +162,96 @@ class CompiledParser:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
             self._buf += text
-        self._process(None, True)  # no events: nobody sees them here
+        self._run_to_end()
         return self._message()
+
+    def _run_to_end(self) -> None:
+        """``_process(None, True)`` with the region state in locals and no events.
+
+        Only for ``parse_whole``: the parser is thrown away if anything raises, so the state
+        is written back only when the pass completes.
+        """
+        buf = self._buf
+        n = len(buf)
+        pos = self._pos
+        cur = self._cur
+        opened = self._opened
+        parts = self._parts
+        captures = self._captures
+        scanners = self._scanners
+        finish = self._finish
+        stores = self._store
+        names = self._names
+        implicit = self._implicit
+        tools = self._tools
+        out = self._out
+        memo: list[Any] = [None] * self._memo_size
+        stalled: set[tuple[int, int, bool, bool]] | None = None
+        while True:
+            _, start, end, target, match = scanners[cur + 1](buf, pos, True, memo)
+            if target == -1:
+                # End of stream: the rest goes to the current region, which then closes.
+                if pos < n and cur >= 0:
+                    parts.append(buf[pos:])
+                    opened = True
+                pos = n
+            else:
+                if end <= pos:  # see _process
+                    state = (pos, cur, opened, not any(parts))
+                    if stalled is None:
+                        stalled = {state}
+                    elif state in stalled:
+                        raise LoopError(
+                            "the template's zero-width delimiters re-fire forever at position "
+                            f"{pos} (transformers 5.23.0 never returns here)"
+                        )
+                    else:
+                        stalled.add(state)
+                if start > pos and cur >= 0:
+                    parts.append(buf[pos:start])
+                    opened = True
+                pos = end
+            had_text = opened
+            if cur >= 0 and opened:
+                # Close the current region (see _close).
+                value = finish[cur](parts[0] if len(parts) == 1 else "".join(parts), captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                name = names[cur]
+                store = stores[cur]
+                if store == STORE_SET:
+                    out[name] = value
+                elif store == STORE_APPEND:
+                    out.setdefault(name, []).append(value)
+                else:
+                    if not isinstance(value, str):
+                        raise ValueError(
+                            f"Field {name!r}: 'join' requires each match to parse to a string, "
+                            f"got {type(value).__name__}."
+                        )
+                    previous = out.get(name)
+                    out[name] = value if previous is None else previous + self._joins[cur] + value
+            cur = implicit
+            captures = {}
+            parts = []
+            opened = False
+            if target == -1:
+                break
+            if target >= 0:
+                cur = target
+                captures = (
+                    {}
+                    if match is None
+                    else {k: v for k, v in match.groupdict().items() if v is not None}
+                )
+                opened = True
+            elif not had_text and start == end:
+                break
+        self._pos = pos
+        self._cur = cur
+        self._opened = opened
+        self._parts = parts
+        self._captures = captures
 
     def _message(self) -> dict[str, Any]:
         out = self._out
