@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import types
@@ -14,8 +13,8 @@ import jinja2
 
 from rtc.runtime import API_VERSION
 
-from .errors import SourceError
 from .plan import Plan, lower, template_sha256
+from .sources import read_json_file
 from .validate import validate
 from .version import __version__
 
@@ -42,14 +41,9 @@ _BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.P
 
 
 def _as_template(template: dict[str, Any] | str | Path) -> Any:
+    """The template itself, or the JSON value read from a path (same rules as the CLI)."""
     if isinstance(template, (str, Path)):
-        path = Path(template)
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        except json.JSONDecodeError as exc:
-            raise SourceError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        return read_json_file(str(template))
     return template
 
 

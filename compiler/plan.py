@@ -9,6 +9,7 @@ body into a value and how it stores it. The code templates only lay these attrib
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import keyword
@@ -86,6 +87,7 @@ _TARGET_CLOSE = -2
 _PROBES = ("", "a", "xyz", "a\n1>\n> ", "hello world", "<tool_call>\n", " \n\t")
 
 
+@functools.lru_cache(maxsize=256)
 def _jumps_back(pattern: str) -> bool:
     compiled = regex.compile(pattern, regex.DOTALL)
     for probe in _PROBES:

@@ -36,6 +36,38 @@ _NO_PREFIX = (
 )
 
 
+def _store_value(out: dict[str, Any], name: str, store: int, join: str | None, value: Any) -> None:
+    """Put a closed region's value into the message: set, append (repeats) or join."""
+    if store == STORE_SET:
+        out[name] = value
+    elif store == STORE_APPEND:
+        out.setdefault(name, []).append(value)
+    else:
+        if not isinstance(value, str):
+            raise ValueError(
+                f"Field {name!r}: 'join' requires each match to parse to a string, "
+                f"got {type(value).__name__}."
+            )
+        previous = out.get(name)
+        out[name] = value if previous is None else previous + str(join) + value
+
+
+def _note_stall(
+    stalled: set[tuple[int, int, bool, bool]] | None, state: tuple[int, int, bool, bool]
+) -> set[tuple[int, int, bool, bool]]:
+    """Record a configuration (pos, region, opened, body non-empty) met at a commit that
+    consumed nothing; meeting one twice means the reference would cycle forever."""
+    if stalled is None:
+        return {state}
+    if state in stalled:
+        raise LoopError(
+            "the template's zero-width delimiters re-fire forever at position "
+            f"{state[0]} (transformers 5.23.0 never returns here)"
+        )
+    stalled.add(state)
+    return stalled
+
+
 class LoopError(ValueError):
     """The template's zero-width delimiters would re-fire forever at one position.
 
@@ -197,16 +229,7 @@ class CompiledParser:
                 pos = n
             else:
                 if end <= pos:  # see _process
-                    state = (pos, cur, opened, not any(parts))
-                    if stalled is None:
-                        stalled = {state}
-                    elif state in stalled:
-                        raise LoopError(
-                            "the template's zero-width delimiters re-fire forever at position "
-                            f"{pos} (transformers 5.23.0 never returns here)"
-                        )
-                    else:
-                        stalled.add(state)
+                    stalled = _note_stall(stalled, (pos, cur, opened, any(parts)))
                 if start > pos and cur >= 0:
                     parts.append(buf[pos:start])
                     opened = True
@@ -217,20 +240,7 @@ class CompiledParser:
                 value = finish[cur](parts[0] if len(parts) == 1 else "".join(parts), captures)
                 if tools and isinstance(value, (list, dict)):
                     value = coerce_tool_calls(value, tools)
-                name = names[cur]
-                store = stores[cur]
-                if store == STORE_SET:
-                    out[name] = value
-                elif store == STORE_APPEND:
-                    out.setdefault(name, []).append(value)
-                else:
-                    if not isinstance(value, str):
-                        raise ValueError(
-                            f"Field {name!r}: 'join' requires each match to parse to a string, "
-                            f"got {type(value).__name__}."
-                        )
-                    previous = out.get(name)
-                    out[name] = value if previous is None else previous + self._joins[cur] + value
+                _store_value(out, names[cur], stores[cur], self._joins[cur], value)
             cur = implicit
             captures = {}
             parts = []
@@ -278,7 +288,7 @@ class CompiledParser:
     def _process(self, events: list[dict[str, Any]] | None, eos: bool) -> None:
         scanners = self._scanners
         buf = self._buf
-        # Configurations (pos, region, opened, body empty) seen at commits that consumed nothing.
+        # Configurations (pos, region, opened, body non-empty) seen at commits that consumed nothing.
         # The loop is deterministic in them and, with no progress, every region opened in the
         # cycle closes with an empty body; so once one repeats, every close of the cycle has
         # already run once without raising, and the reference would cycle forever (zero-width
@@ -291,16 +301,7 @@ class CompiledParser:
             hold, start, end, target, match = scanners[self._cur + 1](buf, pos, eos, memo)
             if target != -1:
                 if end <= pos:
-                    state = (pos, self._cur, self._opened, not any(self._parts))
-                    if stalled is None:
-                        stalled = {state}
-                    elif state in stalled:
-                        raise LoopError(
-                            "the template's zero-width delimiters re-fire forever at position "
-                            f"{pos} (transformers 5.23.0 never returns here)"
-                        )
-                    else:
-                        stalled.add(state)
+                    stalled = _note_stall(stalled, (pos, self._cur, self._opened, any(self._parts)))
                 if start > pos:
                     self._route(events, buf[pos:start])
                 self._pos = end
@@ -366,20 +367,7 @@ class CompiledParser:
         if self._tools and isinstance(value, (list, dict)):  # nothing else can be a call
             value = coerce_tool_calls(value, self._tools)
         name = self._names[cur]
-        store = self._store[cur]
-        out = self._out
-        if store == STORE_SET:
-            out[name] = value
-        elif store == STORE_APPEND:
-            out.setdefault(name, []).append(value)
-        else:
-            if not isinstance(value, str):
-                raise ValueError(
-                    f"Field {name!r}: 'join' requires each match to parse to a string, "
-                    f"got {type(value).__name__}."
-                )
-            previous = out.get(name)
-            out[name] = value if previous is None else previous + self._joins[cur] + value
+        _store_value(self._out, name, self._store[cur], self._joins[cur], value)
         if events is not None:
             events.append({"type": "region_close", "field": name, "value": value})
         self._reset()
