@@ -288,7 +288,7 @@ class CompiledParser:
     def _process(self, events: list[dict[str, Any]] | None, eos: bool) -> None:
         scanners = self._scanners
         buf = self._buf
-        # Configurations (pos, region, opened, body non-empty) seen at commits that consumed nothing.
+        # Configurations (pos, region, opened, body non-empty) met at commits consuming nothing.
         # The loop is deterministic in them and, with no progress, every region opened in the
         # cycle closes with an empty body; so once one repeats, every close of the cycle has
         # already run once without raising, and the reference would cycle forever (zero-width
