@@ -23,7 +23,14 @@ from rtc.runtime.transform import PLACEHOLDER
 
 from .literals import comment_text, fits_inline, py_literal
 from .model import Delimiter, Field, Template
-from .prefilter import class_source, first_fragments, lookahead_literal, whitespace_led
+from .prefilter import (
+    class_source,
+    first_fragments,
+    literal_prefix,
+    lookahead_literal,
+    whitespace_led,
+)
+from .rarity import rarest_index
 
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
@@ -120,6 +127,7 @@ class Watch:
     ws_lead_const: str = ""  # end-of-stream search for a \s*-led pattern (see prefilter)
     list_maxlen: int = 0  # a literal list: its longest literal (bounds end-of-stream search)
     memo: int = 0  # slot of this watch in the end-of-stream memo
+    led_by_literal: bool = False  # its searched pattern has a literal prefix (RegexConst)
 
 
 @dataclass
@@ -147,10 +155,24 @@ class FastPath:
 
 
 @dataclass
+class LiteralConst:
+    name: str
+    comment: str
+    literal: str  # repr
+    rare: int  # index of its rarest character, where long searches look first
+    rare_comment: str
+
+
+@dataclass
 class RegexConst:
     name: str
     comment: str
     pattern: str  # repr
+    # Literal text every match begins with (repr), and the index of its rarest character:
+    # long end-of-stream searches jump between occurrences of it (see matching).
+    prefix: str = ""
+    rare: int = 0
+    rare_comment: str = ""
 
 
 @dataclass
@@ -170,7 +192,7 @@ class Plan:
     sha256: str
     template_literal: str
     regexes: list[RegexConst] = field(default_factory=list)
-    literal_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, repr
+    literal_consts: list[LiteralConst] = field(default_factory=list)
     data_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, expr
     fields: list[FieldPlan] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
@@ -211,6 +233,15 @@ def _identifier(name: str, taken: set[str], prefix: str) -> str:
     return unique
 
 
+def _merge_imports(lines: set[str]) -> list[str]:
+    """``from M import a`` lines, one per module with its names sorted; sorted by module."""
+    names: dict[str, set[str]] = {}
+    for line in lines:
+        module, _, imported = line.removeprefix("from ").partition(" import ")
+        names.setdefault(module, set()).update(x.strip() for x in imported.split(","))
+    return [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names)]
+
+
 class _Lowering:
     def __init__(self, template: Template) -> None:
         self.t = template
@@ -238,11 +269,28 @@ class _Lowering:
         self.plan.data_consts.append((name, comment, expr))
         return name
 
-    def regex_const(self, stem: str, comment: str, pattern: str) -> str:
+    def regex_const(self, stem: str, comment: str, pattern: str, searched: bool = False) -> str:
+        """A compiled pattern; ``searched``: also what long end-of-stream searches need."""
         name = self.const(stem)
-        self.plan.regexes.append(RegexConst(name, comment, repr(pattern)))
+        const = RegexConst(name, comment, repr(pattern))
+        prefix = literal_prefix(pattern) if searched else None
+        if prefix is not None:
+            self.names.update((f"{name}_PREFIX", f"{name}_RARE"))
+            self.imports.add("from rtc.runtime.matching import LONG_SPAN, search_literal_led")
+            const.prefix = repr(prefix)
+            const.rare = rarest_index(prefix)
+            const.rare_comment = comment_text(prefix[const.rare])
+        self.plan.regexes.append(const)
         self.plan.uses_regex = True
         return name
+
+    def literal_const(self, name: str, comment: str, literal: str) -> None:
+        self.names.update((f"{name}_LEN", f"{name}_RARE"))
+        rare = rarest_index(literal)
+        self.plan.literal_consts.append(
+            LiteralConst(name, comment, repr(literal), rare, comment_text(literal[rare]))
+        )
+        self.imports.add("from rtc.runtime.matching import LONG_SPAN, find_literal")
 
     def watch(self, delim: Delimiter, role: str, f: Field, target: int) -> Watch:
         comment = f"{role} {comment_text(f.name)}: {self.describe(delim)}"
@@ -251,30 +299,36 @@ class _Lowering:
             self.imports.add("from rtc.runtime.matching import literal_tail")
             # The literal lives in one named constant, so changing it changes one line here.
             const = self.const(f"{role}_{f.name}")
-            while f"{const}_LEN" in self.names:
+            while f"{const}_LEN" in self.names or f"{const}_RARE" in self.names:
                 const = self.const(f"{role}_{f.name}")
-            self.names.add(f"{const}_LEN")
-            self.plan.literal_consts.append((const, comment, repr(single)))
+            self.literal_const(const, comment, single)
             return Watch(comment, "literal", target, const, f"{const}_LEN")
         ahead = None if delim.is_literal else lookahead_literal(delim.pattern)
         if ahead is not None:
             # (?=[\s\S]*?L): an empty match at pos when L occurs ahead, else a partial match
             # holding everything from pos (see prefilter.lookahead_literal).
             const = self.const(f"{role}_{f.name}_ahead")
-            self.plan.literal_consts.append(
-                (const, f"{comment}: the literal it looks for", repr(ahead))
-            )
-            self.names.add(f"{const}_LEN")
+            while f"{const}_LEN" in self.names or f"{const}_RARE" in self.names:
+                const = self.const(f"{role}_{f.name}_ahead")
+            self.literal_const(const, f"{comment}: the literal it looks for", ahead)
             return Watch(comment, "lookahead", target, const, f"{const}_LEN")
-        const = self.regex_const(f"{role}_{f.name}", comment, delim.pattern)
+        rest = None if delim.is_literal else whitespace_led(delim.pattern)
+        const = self.regex_const(
+            f"{role}_{f.name}",
+            comment,
+            delim.pattern,
+            searched=not delim.is_literal and rest is None,
+        )
         ws_lead = ""
-        if not delim.is_literal:
-            rest = whitespace_led(delim.pattern)
-            if rest is not None:
-                ws_lead = self.regex_const(
-                    f"{role}_{f.name}_after_ws", f"{comment}, after its leading \\s*", rest
-                )
-                self.uses_whitespace = True
+        if rest is not None:
+            ws_lead = self.regex_const(
+                f"{role}_{f.name}_after_ws",
+                f"{comment}, after its leading \\s*",
+                rest,
+                searched=True,
+            )
+            self.uses_whitespace = True
+        prefix = next(r.prefix for r in self.plan.regexes if r.name == (ws_lead or const))
         return Watch(
             comment,
             "regex",
@@ -284,6 +338,7 @@ class _Lowering:
             captures=role == "open" and bool(delim.group_names),
             ws_lead_const=ws_lead,
             list_maxlen=max(map(len, delim.literals)) if delim.is_literal else 0,
+            led_by_literal=bool(prefix),
         )
 
     @staticmethod
@@ -386,7 +441,7 @@ class _Lowering:
         self.lower_context()
         self.lower_output()
         self.lower_anchor()
-        plan.runtime_imports = sorted(self.imports)
+        plan.runtime_imports = _merge_imports(self.imports)
         if self.uses_whitespace:
             plan.regexes.append(
                 RegexConst(

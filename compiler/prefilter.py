@@ -241,3 +241,44 @@ def lookahead_literal(pattern: str) -> str | None:
         out.append(c)
         i += 1
     return "".join(out) or None
+
+
+def literal_prefix(pattern: str) -> str | None:
+    """The literal text every match of ``pattern`` begins with, or None (none, or unsure).
+
+    Only for patterns wholly inside the subset above, which has no assertions of any kind: a
+    match attempt at a position then depends only on the text from there, which is what lets
+    a search jump from one occurrence of the prefix to the next (see
+    ``rtc.runtime.matching.search_literal_led``). A top-level alternative has no common prefix.
+    """
+    if first_fragments(pattern) is None:
+        return None
+    parser = _Parser(pattern)
+    try:
+        parser.sequence()
+    except _Unsupported:
+        return None
+    if parser.i != len(pattern):
+        return None  # a top-level '|'
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            e = pattern[i + 1]
+            if e in _CHAR_ESCAPES:
+                char = _CHAR_ESCAPES[e]
+            elif not e.isalnum() and e.isascii():
+                char = e
+            else:
+                break
+            step = 2
+        elif c in _SPECIAL:
+            break
+        else:
+            char, step = c, 1
+        if pattern[i + step : i + step + 1] in ("*", "+", "?", "{"):
+            break  # a quantified character: how many copies is not fixed
+        out.append(char)
+        i += step
+    return "".join(out) or None

@@ -14,7 +14,7 @@ from typing import Any
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.transform import apply
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -43,25 +43,31 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'content': literal '<|START_RESPONSE|>'
 _OPEN_CONTENT = "<|START_RESPONSE|>"
 _OPEN_CONTENT_LEN = len(_OPEN_CONTENT)
+_OPEN_CONTENT_RARE = 16  # '|'
 # open 'thinking': literal '<|START_THINKING|>'
 _OPEN_THINKING = "<|START_THINKING|>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
+_OPEN_THINKING_RARE = 16  # '|'
 # open 'tool_calls': literal '<|START_ACTION|>'
 _OPEN_TOOL_CALLS = "<|START_ACTION|>"
 _OPEN_TOOL_CALLS_LEN = len(_OPEN_TOOL_CALLS)
+_OPEN_TOOL_CALLS_RARE = 14  # '|'
 # close 'content': literal '<|END_RESPONSE|>'
 _CLOSE_CONTENT = "<|END_RESPONSE|>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 14  # '|'
 # close 'thinking': literal '<|END_THINKING|>'
 _CLOSE_THINKING = "<|END_THINKING|>"
 _CLOSE_THINKING_LEN = len(_CLOSE_THINKING)
+_CLOSE_THINKING_RARE = 14  # '|'
 # close 'tool_calls': literal '<|END_ACTION|>'
 _CLOSE_TOOL_CALLS = "<|END_ACTION|>"
 _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+_CLOSE_TOOL_CALLS_RARE = 12  # '|'
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -118,7 +124,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_CONTENT, pos)
+            i = (
+                buf.find(_OPEN_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_CONTENT, pos)
@@ -134,10 +144,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_OPEN_THINKING, pos)
+            i = (
+                buf.find(_OPEN_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+            )
             memo[1] = (pos, i)
         else:
-            i = buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
+            stop = start + _OPEN_THINKING_LEN
+            i = (
+                buf.find(_OPEN_THINKING, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
+            )
             if i >= 0:
                 memo[1] = (pos, i)
     else:
@@ -172,10 +191,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_OPEN_TOOL_CALLS, pos)
+            i = (
+                buf.find(_OPEN_TOOL_CALLS, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
+            )
             memo[2] = (pos, i)
         else:
-            i = buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
+            stop = start + _OPEN_TOOL_CALLS_LEN
+            i = (
+                buf.find(_OPEN_TOOL_CALLS, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_TOOL_CALLS, pos, stop, _OPEN_TOOL_CALLS_RARE)
+            )
             if i >= 0:
                 memo[2] = (pos, i)
     else:
@@ -225,7 +253,11 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_CONTENT, pos)
+            i = (
+                buf.find(_CLOSE_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+            )
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_CONTENT, pos)
@@ -255,7 +287,11 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_THINKING, pos)
+            i = (
+                buf.find(_CLOSE_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+            )
             memo[4] = (pos, i)
     else:
         i = buf.find(_CLOSE_THINKING, pos)
@@ -285,7 +321,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+            i = (
+                buf.find(_CLOSE_TOOL_CALLS, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+            )
             memo[5] = (pos, i)
     else:
         i = buf.find(_CLOSE_TOOL_CALLS, pos)

@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_xml_inline
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -48,16 +48,19 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'reasoning': literal '<think>'
 _OPEN_REASONING = "<think>"
 _OPEN_REASONING_LEN = len(_OPEN_REASONING)
+_OPEN_REASONING_RARE = 6  # '>'
 # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
 _CLOSE_CONTENT = "<｜end▁of▁sentence｜>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 17  # '\uff5c'
 # close 'reasoning': literal '</think>'
 _CLOSE_REASONING = "</think>"
 _CLOSE_REASONING_LEN = len(_CLOSE_REASONING)
+_CLOSE_REASONING_RARE = 7  # '>'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?:\\n\\n)?(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<n...'
@@ -73,6 +76,9 @@ _CLOSE_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS_AFTER_WS = regex.compile(
     "</｜DSML｜invoke>\\s*(?:</｜DSML｜tool_calls>)?", regex.DOTALL
 )
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_TOOL_CALLS_AFTER_WS_PREFIX = "</｜DSML｜invoke>"
+_CLOSE_TOOL_CALLS_AFTER_WS_RARE = 7  # '\uff5c'
 # what \s matches, for whitespace-led patterns
 _WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
@@ -133,7 +139,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_REASONING, pos)
+            i = (
+                buf.find(_OPEN_REASONING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_REASONING, pos, n, _OPEN_REASONING_RARE)
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_REASONING, pos)
@@ -149,10 +159,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_CLOSE_CONTENT, pos)
+            i = (
+                buf.find(_CLOSE_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+            )
             memo[1] = (pos, i)
         else:
-            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+            stop = start + _CLOSE_CONTENT_LEN
+            i = (
+                buf.find(_CLOSE_CONTENT, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+            )
             if i >= 0:
                 memo[1] = (pos, i)
     else:
@@ -228,7 +247,11 @@ def _scan_in_reasoning(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_REASONING, pos)
+            i = (
+                buf.find(_CLOSE_REASONING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_REASONING, pos, n, _CLOSE_REASONING_RARE)
+            )
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_REASONING, pos)
@@ -258,7 +281,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             # The pattern is \s* then a part that cannot begin with whitespace: find that
             # part, then extend the match back over the whitespace before it.
-            m = _CLOSE_TOOL_CALLS_AFTER_WS.search(buf, pos)
+            m = (
+                _CLOSE_TOOL_CALLS_AFTER_WS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_TOOL_CALLS_AFTER_WS,
+                    buf,
+                    pos,
+                    _CLOSE_TOOL_CALLS_AFTER_WS_PREFIX,
+                    _CLOSE_TOOL_CALLS_AFTER_WS_RARE,
+                )
+            )
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]

@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -49,20 +49,26 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'reasoning_content': literal '<|channel>thought\n'
 _OPEN_REASONING_CONTENT = "<|channel>thought\n"
 _OPEN_REASONING_CONTENT_LEN = len(_OPEN_REASONING_CONTENT)
+_OPEN_REASONING_CONTENT_RARE = 1  # '|'
 # close 'reasoning_content': literal '<channel|>'
 _CLOSE_REASONING_CONTENT = "<channel|>"
 _CLOSE_REASONING_CONTENT_LEN = len(_CLOSE_REASONING_CONTENT)
+_CLOSE_REASONING_CONTENT_RARE = 8  # '|'
 # close 'tool_calls': literal '<tool_call|>'
 _CLOSE_TOOL_CALLS = "<tool_call|>"
 _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+_CLOSE_TOOL_CALLS_RARE = 10  # '|'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)'
 _OPEN_TOOL_CALLS = regex.compile("<\\|tool_call>call:(?P<name>\\w+)", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_OPEN_TOOL_CALLS_PREFIX = "<|tool_call>call:"
+_OPEN_TOOL_CALLS_RARE = 1  # '|'
 # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>']
 _CLOSE_CONTENT = regex.compile("<\\|tool_response>|<turn\\|>|<eos>", regex.DOTALL)
 # literals ['<|turn>model\n', '<tool_response|>']
@@ -118,7 +124,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_REASONING_CONTENT, pos)
+            i = (
+                buf.find(_OPEN_REASONING_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(
+                    buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE
+                )
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_REASONING_CONTENT, pos)
@@ -132,7 +144,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            m = (
+                _OPEN_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                )
+            )
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -211,7 +229,13 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_REASONING_CONTENT, pos)
+            i = (
+                buf.find(_CLOSE_REASONING_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(
+                    buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
+                )
+            )
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_REASONING_CONTENT, pos)
@@ -241,7 +265,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+            i = (
+                buf.find(_CLOSE_TOOL_CALLS, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+            )
             memo[4] = (pos, i)
     else:
         i = buf.find(_CLOSE_TOOL_CALLS, pos)

@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -52,25 +52,39 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'content': literal '<|channel|>final<|message|>'
 _OPEN_CONTENT = "<|channel|>final<|message|>"
 _OPEN_CONTENT_LEN = len(_OPEN_CONTENT)
+_OPEN_CONTENT_RARE = 25  # '|'
 # open 'thinking': literal '<|channel|>analysis<|message|>'
 _OPEN_THINKING = "<|channel|>analysis<|message|>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
+_OPEN_THINKING_RARE = 28  # '|'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern 'to=functions\\.(?P<name>\\S+?)<\\|channel\\|>commentary\\s+json<\\...'
 _OPEN_TOOL_CALLS = regex.compile(
     "to=functions\\.(?P<name>\\S+?)<\\|channel\\|>commentary\\s+json<\\|message\\|>", regex.DOTALL
 )
+# Every match begins with this text (a long search jumps between its occurrences).
+_OPEN_TOOL_CALLS_PREFIX = "to=functions."
+_OPEN_TOOL_CALLS_RARE = 2  # '='
 # close 'thinking': pattern '<\\|end\\|>\\s*'
 _CLOSE_THINKING = regex.compile("<\\|end\\|>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_THINKING_PREFIX = "<|end|>"
+_CLOSE_THINKING_RARE = 5  # '|'
 # close 'content': pattern '<\\|return\\|>\\s*'
 _CLOSE_CONTENT = regex.compile("<\\|return\\|>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_CONTENT_PREFIX = "<|return|>"
+_CLOSE_CONTENT_RARE = 8  # '|'
 # close 'tool_calls': pattern '<\\|call\\|>\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("<\\|call\\|>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_TOOL_CALLS_PREFIX = "<|call|>"
+_CLOSE_TOOL_CALLS_RARE = 6  # '|'
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("<t")
@@ -125,7 +139,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_CONTENT, pos)
+            i = (
+                buf.find(_OPEN_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_CONTENT, pos)
@@ -141,10 +159,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_OPEN_THINKING, pos)
+            i = (
+                buf.find(_OPEN_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+            )
             memo[1] = (pos, i)
         else:
-            i = buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
+            stop = start + _OPEN_THINKING_LEN
+            i = (
+                buf.find(_OPEN_THINKING, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
+            )
             if i >= 0:
                 memo[1] = (pos, i)
     else:
@@ -177,7 +204,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            m = (
+                _OPEN_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                )
+            )
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -218,7 +251,13 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     if eos:
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_THINKING.search(buf, pos)
+            m = (
+                _CLOSE_THINKING.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_THINKING, buf, pos, _CLOSE_THINKING_PREFIX, _CLOSE_THINKING_RARE
+                )
+            )
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -259,7 +298,13 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
     if eos:
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_CONTENT.search(buf, pos)
+            m = (
+                _CLOSE_CONTENT.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+                )
+            )
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -300,7 +345,13 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     if eos:
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_TOOL_CALLS.search(buf, pos)
+            m = (
+                _CLOSE_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_TOOL_CALLS, buf, pos, _CLOSE_TOOL_CALLS_PREFIX, _CLOSE_TOOL_CALLS_RARE
+                )
+            )
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]

@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_xml_inline
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -51,10 +51,11 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'thinking': literal '<think>'
 _OPEN_THINKING = "<think>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
+_OPEN_THINKING_RARE = 6  # '>'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\('
@@ -63,10 +64,19 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '<\\|im_end\\|>\\s*'
 _CLOSE_CONTENT = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_CONTENT_PREFIX = "<|im_end|>"
+_CLOSE_CONTENT_RARE = 8  # '|'
 # close 'thinking': pattern '</think>\\s*'
 _CLOSE_THINKING = regex.compile("</think>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_THINKING_PREFIX = "</think>"
+_CLOSE_THINKING_RARE = 7  # '>'
 # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("\\)(?:\\]<\\|tool_call_end\\|>)?\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_TOOL_CALLS_PREFIX = ")"
+_CLOSE_TOOL_CALLS_RARE = 0  # ')'
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("<,")
@@ -127,7 +137,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_THINKING, pos)
+            i = (
+                buf.find(_OPEN_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_THINKING, pos)
@@ -168,7 +182,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_CONTENT.search(buf, pos)
+            m = (
+                _CLOSE_CONTENT.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+                )
+            )
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -209,7 +229,13 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     if eos:
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_THINKING.search(buf, pos)
+            m = (
+                _CLOSE_THINKING.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_THINKING, buf, pos, _CLOSE_THINKING_PREFIX, _CLOSE_THINKING_RARE
+                )
+            )
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -250,7 +276,13 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     if eos:
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_TOOL_CALLS.search(buf, pos)
+            m = (
+                _CLOSE_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_TOOL_CALLS, buf, pos, _CLOSE_TOOL_CALLS_PREFIX, _CLOSE_TOOL_CALLS_RARE
+                )
+            )
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]

@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -44,22 +44,28 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'thinking': literal '[THINK]'
 _OPEN_THINKING = "[THINK]"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
+_OPEN_THINKING_RARE = 5  # 'K'
 # close 'content': literal '</s>'
 _CLOSE_CONTENT = "</s>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 3  # '>'
 # close 'thinking': literal '[/THINK]'
 _CLOSE_THINKING = "[/THINK]"
 _CLOSE_THINKING_LEN = len(_CLOSE_THINKING)
+_CLOSE_THINKING_RARE = 6  # 'K'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\[TOOL_CALLS\\](?P<name>[A-Za-z0-9_.:-]+)\\[ARGS\\]'
 _OPEN_TOOL_CALLS = regex.compile(
     "\\[TOOL_CALLS\\](?P<name>[A-Za-z0-9_.:-]+)\\[ARGS\\]", regex.DOTALL
 )
+# Every match begins with this text (a long search jumps between its occurrences).
+_OPEN_TOOL_CALLS_PREFIX = "[TOOL_CALLS]"
+_OPEN_TOOL_CALLS_RARE = 11  # ']'
 # close 'tool_calls': pattern '(?=\\[TOOL_CALLS\\]|</s>)'
 _CLOSE_TOOL_CALLS = regex.compile("(?=\\[TOOL_CALLS\\]|</s>)", regex.DOTALL)
 # literals ['[/INST]', '[/TOOL_RESULTS]']
@@ -118,7 +124,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_THINKING, pos)
+            i = (
+                buf.find(_OPEN_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_THINKING, pos)
@@ -134,10 +144,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_CLOSE_CONTENT, pos)
+            i = (
+                buf.find(_CLOSE_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+            )
             memo[1] = (pos, i)
         else:
-            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+            stop = start + _CLOSE_CONTENT_LEN
+            i = (
+                buf.find(_CLOSE_CONTENT, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+            )
             if i >= 0:
                 memo[1] = (pos, i)
     else:
@@ -170,7 +189,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            m = (
+                _OPEN_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                )
+            )
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -213,7 +238,11 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_THINKING, pos)
+            i = (
+                buf.find(_CLOSE_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+            )
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_THINKING, pos)

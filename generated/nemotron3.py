@@ -16,6 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_xml_inline
+from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -51,20 +52,33 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'reasoning_content': pattern '(?=[\\s\\S]*?</think>)': the literal it looks for
 _OPEN_REASONING_CONTENT_AHEAD = "</think>"
 _OPEN_REASONING_CONTENT_AHEAD_LEN = len(_OPEN_REASONING_CONTENT_AHEAD)
+_OPEN_REASONING_CONTENT_AHEAD_RARE = 7  # '>'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<tool_call>\\s*<function=(?P<name>[^\\n>]+)>'
 _OPEN_TOOL_CALLS = regex.compile("<tool_call>\\s*<function=(?P<name>[^\\n>]+)>", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_OPEN_TOOL_CALLS_PREFIX = "<tool_call>"
+_OPEN_TOOL_CALLS_RARE = 10  # '>'
 # close 'content': pattern '<\\|im_end\\|>\\s*'
 _CLOSE_CONTENT = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_CONTENT_PREFIX = "<|im_end|>"
+_CLOSE_CONTENT_RARE = 8  # '|'
 # close 'reasoning_content': pattern '</think>\\s*'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_REASONING_CONTENT_PREFIX = "</think>"
+_CLOSE_REASONING_CONTENT_RARE = 7  # '>'
 # close 'tool_calls': pattern '</tool_call>\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_TOOL_CALLS_PREFIX = "</tool_call>"
+_CLOSE_TOOL_CALLS_RARE = 11  # '>'
 # pattern '<\\|im_start\\|>assistant\\n<think>(?:\\n|</think>)?'
 _START_ANCHOR = regex.compile("<\\|im_start\\|>assistant\\n<think>(?:\\n|</think>)?", regex.DOTALL)
 
@@ -114,7 +128,14 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': pattern '(?=[\\s\\S]*?</think>)'
-    if buf.find(_OPEN_REASONING_CONTENT_AHEAD, pos) >= 0:
+    i = (
+        buf.find(_OPEN_REASONING_CONTENT_AHEAD, pos)
+        if n - pos < LONG_SPAN
+        else find_literal(
+            buf, _OPEN_REASONING_CONTENT_AHEAD, pos, n, _OPEN_REASONING_CONTENT_AHEAD_RARE
+        )
+    )
+    if i >= 0:
         # The look-ahead holds here: an empty match at pos.
         if (
             target == -1
@@ -128,7 +149,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            m = (
+                _OPEN_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                )
+            )
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -155,7 +182,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_CONTENT.search(buf, pos)
+            m = (
+                _CLOSE_CONTENT.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+                )
+            )
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -198,7 +231,17 @@ def _scan_in_reasoning_content(
     if eos:
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_REASONING_CONTENT.search(buf, pos)
+            m = (
+                _CLOSE_REASONING_CONTENT.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_REASONING_CONTENT,
+                    buf,
+                    pos,
+                    _CLOSE_REASONING_CONTENT_PREFIX,
+                    _CLOSE_REASONING_CONTENT_RARE,
+                )
+            )
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -239,7 +282,13 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     if eos:
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_TOOL_CALLS.search(buf, pos)
+            m = (
+                _CLOSE_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_TOOL_CALLS, buf, pos, _CLOSE_TOOL_CALLS_PREFIX, _CLOSE_TOOL_CALLS_RARE
+                )
+            )
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]

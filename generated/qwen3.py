@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -44,22 +44,28 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'reasoning_content': literal '<think>'
 _OPEN_REASONING_CONTENT = "<think>"
 _OPEN_REASONING_CONTENT_LEN = len(_OPEN_REASONING_CONTENT)
+_OPEN_REASONING_CONTENT_RARE = 6  # '>'
 # close 'reasoning_content': literal '</think>'
 _CLOSE_REASONING_CONTENT = "</think>"
 _CLOSE_REASONING_CONTENT_LEN = len(_CLOSE_REASONING_CONTENT)
+_CLOSE_REASONING_CONTENT_RARE = 7  # '>'
 # close 'tool_calls': literal '</tool_call>'
 _CLOSE_TOOL_CALLS = "</tool_call>"
 _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+_CLOSE_TOOL_CALLS_RARE = 11  # '>'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\s*<tool_call>'
 _OPEN_TOOL_CALLS = regex.compile("\\s*<tool_call>", regex.DOTALL)
 # open 'tool_calls': pattern '\\s*<tool_call>', after its leading \s*
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile("<tool_call>", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_OPEN_TOOL_CALLS_AFTER_WS_PREFIX = "<tool_call>"
+_OPEN_TOOL_CALLS_AFTER_WS_RARE = 10  # '>'
 # close 'content': pattern '\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)'
 _CLOSE_CONTENT = regex.compile(
     "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)", regex.DOTALL
@@ -124,7 +130,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_REASONING_CONTENT, pos)
+            i = (
+                buf.find(_OPEN_REASONING_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(
+                    buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE
+                )
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_REASONING_CONTENT, pos)
@@ -140,7 +152,17 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             # The pattern is \s* then a part that cannot begin with whitespace: find that
             # part, then extend the match back over the whitespace before it.
-            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
+            m = (
+                _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _OPEN_TOOL_CALLS_AFTER_WS,
+                    buf,
+                    pos,
+                    _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
+                    _OPEN_TOOL_CALLS_AFTER_WS_RARE,
+                )
+            )
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -218,7 +240,13 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_REASONING_CONTENT, pos)
+            i = (
+                buf.find(_CLOSE_REASONING_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(
+                    buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
+                )
+            )
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_REASONING_CONTENT, pos)
@@ -248,7 +276,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+            i = (
+                buf.find(_CLOSE_TOOL_CALLS, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+            )
             memo[4] = (pos, i)
     else:
         i = buf.find(_CLOSE_TOOL_CALLS, pos)

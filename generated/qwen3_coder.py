@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_xml_inline
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -48,23 +48,30 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'thinking': literal '<think>'
 _OPEN_THINKING = "<think>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
+_OPEN_THINKING_RARE = 6  # '>'
 # close 'content': literal '<|im_end|>'
 _CLOSE_CONTENT = "<|im_end|>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 8  # '|'
 # close 'thinking': literal '</think>'
 _CLOSE_THINKING = "</think>"
 _CLOSE_THINKING_LEN = len(_CLOSE_THINKING)
+_CLOSE_THINKING_RARE = 7  # '>'
 # close 'tool_calls': literal '</tool_call>'
 _CLOSE_TOOL_CALLS = "</tool_call>"
 _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+_CLOSE_TOOL_CALLS_RARE = 11  # '>'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<tool_call>\\s*<function=(?P<name>\\w+)>'
 _OPEN_TOOL_CALLS = regex.compile("<tool_call>\\s*<function=(?P<name>\\w+)>", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_OPEN_TOOL_CALLS_PREFIX = "<tool_call>"
+_OPEN_TOOL_CALLS_RARE = 10  # '>'
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -119,7 +126,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_THINKING, pos)
+            i = (
+                buf.find(_OPEN_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_THINKING, pos)
@@ -135,10 +146,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_CLOSE_CONTENT, pos)
+            i = (
+                buf.find(_CLOSE_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+            )
             memo[1] = (pos, i)
         else:
-            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+            stop = start + _CLOSE_CONTENT_LEN
+            i = (
+                buf.find(_CLOSE_CONTENT, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+            )
             if i >= 0:
                 memo[1] = (pos, i)
     else:
@@ -171,7 +191,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            m = (
+                _OPEN_TOOL_CALLS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                )
+            )
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
@@ -214,7 +240,11 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_THINKING, pos)
+            i = (
+                buf.find(_CLOSE_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+            )
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_THINKING, pos)
@@ -244,7 +274,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+            i = (
+                buf.find(_CLOSE_TOOL_CALLS, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+            )
             memo[4] = (pos, i)
     else:
         i = buf.find(_CLOSE_TOOL_CALLS, pos)

@@ -15,6 +15,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.matching import LONG_SPAN, search_literal_led
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -32,6 +33,9 @@ TEMPLATE: dict[str, Any] = {
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*'
 _CLOSE_CONTENT = regex.compile("<｜end▁of▁sentence｜>\\s*", regex.DOTALL)
+# Every match begins with this text (a long search jumps between its occurrences).
+_CLOSE_CONTENT_PREFIX = "<｜end▁of▁sentence｜>"
+_CLOSE_CONTENT_RARE = 17  # '\uff5c'
 
 
 # ---- Field values: content parser, then transform ----
@@ -65,7 +69,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[0]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_CONTENT.search(buf, pos)
+            m = (
+                _CLOSE_CONTENT.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+                )
+            )
             r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]

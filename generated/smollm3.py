@@ -14,7 +14,7 @@ from typing import Any
 
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
-from rtc.runtime.matching import literal_tail
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.oneshot import parse_response as _parse_response
 
@@ -39,22 +39,27 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find.
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
 # open 'thinking': literal '<think>'
 _OPEN_THINKING = "<think>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
+_OPEN_THINKING_RARE = 6  # '>'
 # open 'tool_calls': literal '<tool_call>'
 _OPEN_TOOL_CALLS = "<tool_call>"
 _OPEN_TOOL_CALLS_LEN = len(_OPEN_TOOL_CALLS)
+_OPEN_TOOL_CALLS_RARE = 10  # '>'
 # close 'content': literal '<|im_end|>'
 _CLOSE_CONTENT = "<|im_end|>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 8  # '|'
 # close 'thinking': literal '</think>'
 _CLOSE_THINKING = "</think>"
 _CLOSE_THINKING_LEN = len(_CLOSE_THINKING)
+_CLOSE_THINKING_RARE = 7  # '>'
 # close 'tool_calls': literal '</tool_call>'
 _CLOSE_TOOL_CALLS = "</tool_call>"
 _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+_CLOSE_TOOL_CALLS_RARE = 11  # '>'
 
 # Template data used at run time, referenced by name.
 # content_args of 'tool_calls'
@@ -106,7 +111,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_OPEN_THINKING, pos)
+            i = (
+                buf.find(_OPEN_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+            )
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_THINKING, pos)
@@ -122,10 +131,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_OPEN_TOOL_CALLS, pos)
+            i = (
+                buf.find(_OPEN_TOOL_CALLS, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
+            )
             memo[1] = (pos, i)
         else:
-            i = buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
+            stop = start + _OPEN_TOOL_CALLS_LEN
+            i = (
+                buf.find(_OPEN_TOOL_CALLS, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_TOOL_CALLS, pos, stop, _OPEN_TOOL_CALLS_RARE)
+            )
             if i >= 0:
                 memo[1] = (pos, i)
     else:
@@ -161,10 +179,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = buf.find(_CLOSE_CONTENT, pos)
+            i = (
+                buf.find(_CLOSE_CONTENT, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+            )
             memo[2] = (pos, i)
         else:
-            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+            stop = start + _CLOSE_CONTENT_LEN
+            i = (
+                buf.find(_CLOSE_CONTENT, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+            )
             if i >= 0:
                 memo[2] = (pos, i)
     else:
@@ -213,7 +240,11 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_THINKING, pos)
+            i = (
+                buf.find(_CLOSE_THINKING, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+            )
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_THINKING, pos)
@@ -243,7 +274,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+            i = (
+                buf.find(_CLOSE_TOOL_CALLS, pos)
+                if n - pos < LONG_SPAN
+                else find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+            )
             memo[4] = (pos, i)
     else:
         i = buf.find(_CLOSE_TOOL_CALLS, pos)

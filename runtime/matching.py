@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 # Above this length the direct method (try each candidate start) could cost O(len(literal)^2)
 # on self-overlapping literals such as "aaaa...b"; a prefix automaton keeps it linear.
 _DIRECT_MAX = 64
+# Spans of text shorter than this are searched with str.find directly: the detour of
+# find_literal pays off only once the general search has enough text to be slow.
+LONG_SPAN = 512
 
 
 def literal_tail(buf: str, pos: int, literal: str) -> int:
@@ -55,3 +59,53 @@ def _tail_by_automaton(buf: str, start: int, literal: str) -> int:
         if k == len(literal):  # defensive: a complete match would not be a partial one
             k = fail[k - 1]
     return len(buf) - k
+
+
+# After this many candidates that were not the literal, the text is dense with the chosen
+# character: finish with str.find, so hostile text costs at most this many extra steps.
+_MAX_FALSE_HITS = 8
+
+
+def find_literal(buf: str, literal: str, pos: int, end: int, at: int) -> int:
+    """``buf.find(literal, pos, end)`` for long spans of text, by way of one character.
+
+    CPython finds a single character with ``memchr`` (tens of times faster than its general
+    substring search), so look for ``literal[at]``, a character the compiler picked as rare in
+    model output, and check the literal around each hit. Every occurrence of the literal at
+    ``p`` puts that character at ``p + at``, and hits come in increasing order, so the first
+    hit that checks out is the first occurrence.
+    """
+    key = literal[at]
+    i = buf.find(key, pos + at, end)
+    misses = 0
+    while i >= 0:
+        if buf.startswith(literal, i - at, end):
+            return i - at
+        misses += 1
+        if misses == _MAX_FALSE_HITS:
+            # No occurrence starts at or before i - at (each would have been a hit).
+            return buf.find(literal, i - at + 1, end)
+        i = buf.find(key, i + 1, end)
+    return -1
+
+
+def search_literal_led(pattern: Any, buf: str, pos: int, prefix: str, at: int) -> Any:
+    """``pattern.search(buf, pos)`` for a pattern whose every match begins with ``prefix``.
+
+    Only for patterns without assertions (the compiler checks): a match attempt at ``i`` then
+    depends on nothing but the text from ``i``, so the leftmost match is the first attempt that
+    succeeds at an occurrence of the prefix, found with :func:`find_literal`.
+    """
+    n = len(buf)
+    misses = 0
+    while True:
+        i = find_literal(buf, prefix, pos, n, at) if n - pos > LONG_SPAN else buf.find(prefix, pos)
+        if i < 0:
+            return None
+        m = pattern.match(buf, i)
+        if m is not None:
+            return m
+        misses += 1
+        if misses == _MAX_FALSE_HITS:
+            return pattern.search(buf, i + 1)
+        pos = i + 1

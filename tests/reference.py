@@ -155,11 +155,19 @@ class Reference(Engine):
 
 
 class Rtc(Engine):
-    """A module compiled by ``rtc.compiler.load``."""
+    """A module compiled by ``rtc.compiler.load``.
 
-    def __init__(self, load: Callable[[Any], Any], timeout: float = RTC_TIMEOUT) -> None:
+    ``long_searches``: run every end-of-stream search the way long texts are searched (by the
+    rarest character of a literal, jumping between occurrences of a pattern's literal prefix),
+    so short random texts exercise that code too.
+    """
+
+    def __init__(
+        self, load: Callable[[Any], Any], timeout: float = RTC_TIMEOUT, long_searches: bool = False
+    ) -> None:
         self.timeout = timeout
         self._compile = load
+        self.long_searches = long_searches
 
     def load(self, template: Any) -> Any:
         return self._compile(copy.deepcopy(template))
@@ -168,7 +176,26 @@ class Rtc(Engine):
         return loaded.ResponseParser(prefix, tools=tools)
 
     def parse(self, loaded: Any, text: Any, prefix: Any, tools: Any) -> Any:
-        return loaded.parse_response(text, prefix=prefix, tools=tools)
+        if not self.long_searches:
+            return loaded.parse_response(text, prefix=prefix, tools=tools)
+        with _long_searches(loaded):
+            return loaded.parse_response(text, prefix=prefix, tools=tools)
+
+
+@contextmanager
+def _long_searches(loaded: Any) -> Iterator[None]:
+    """Every span counts as long (``LONG_SPAN = 0``) in this module and in the runtime."""
+    from rtc.runtime import matching
+
+    modules = [m for m in (loaded, matching) if hasattr(m, "LONG_SPAN")]
+    saved = [m.LONG_SPAN for m in modules]
+    for m in modules:
+        m.LONG_SPAN = 0
+    try:
+        yield
+    finally:
+        for m, value in zip(modules, saved, strict=True):
+            m.LONG_SPAN = value
 
 
 def rtc_load() -> Callable[[Any], Any] | None:
@@ -359,7 +386,16 @@ class Comparison:
     def oneshot_problem(self, text: Any, prefix: Any, tools: Any) -> str | None:
         want = record_oneshot(self.ref, self.ref_loaded, text, prefix, tools)
         got = record_oneshot(self.rtc, self.rtc_loaded, text, prefix, tools)
-        if not (problem := diff_steps([want], [got])):
+        if not (problem := diff_steps([want], [got])) and isinstance(self.rtc, Rtc):
+            # The same parse again, with every search done the way long texts are searched.
+            self.rtc.long_searches = True
+            try:
+                got = record_oneshot(self.rtc, self.rtc_loaded, text, prefix, tools)
+            finally:
+                self.rtc.long_searches = False
+            if problem := diff_steps([want], [got]):
+                problem = f"with long-text searches: {problem}"
+        if not problem:
             return None
         return self._report(problem, f"prefix = {prefix!r}\ntext = {text!r}", tools, [want], [got])
 

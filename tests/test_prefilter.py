@@ -6,17 +6,23 @@
 * ``_needs_context``: for patterns it clears, searching ``buf`` from ``pos`` gives the same answer
   as searching ``buf[pos:]`` from 0 (consumed text may be dropped).
 * ``literal_tail``: the partial match the ``regex`` module reports for an escaped literal.
+* ``literal_prefix``, ``find_literal``, ``search_literal_led``: the long-text searches give what
+  ``str.find`` and the ``regex`` module's own search give, dense false hits included.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rtc.compiler.plan import _jumps_back, _needs_context
-from rtc.compiler.prefilter import class_source, first_fragments, lookahead_literal
-from rtc.runtime.matching import literal_tail
+from rtc.compiler.prefilter import class_source, first_fragments, literal_prefix, lookahead_literal
+from rtc.compiler.rarity import rarest_index
+from rtc.runtime import matching
+from rtc.runtime.matching import find_literal, literal_tail, search_literal_led
 
 SETTINGS = settings(
     derandomize=True,
@@ -175,3 +181,91 @@ def test_lookahead_literal_semantics(
         assert (m.start(), m.end(), bool(m.partial)) == (pos, len(text), True)
     complete = compiled.search(text, pos)
     assert (complete.span() if complete else None) == ((pos, pos) if found else None)
+
+
+@SETTINGS
+@given(pattern=patterns(), text=st.text(alphabet="ab<>|\n é｜1", max_size=24))
+def test_literal_prefix_begins_every_match(pattern: str, text: str) -> None:
+    prefix = literal_prefix(pattern)
+    if prefix is None:
+        return
+    compiled = regex.compile(pattern, regex.DOTALL)
+    for pos in range(len(text) + 1):
+        m = compiled.match(text, pos)
+        if m is not None:
+            assert text.startswith(prefix, pos), (pattern, text, pos)
+
+
+@SETTINGS
+@given(
+    literal=st.text(alphabet="ab<", min_size=1, max_size=5),
+    text=st.text(alphabet="ab<", max_size=80),
+    data=st.data(),
+)
+def test_find_literal_is_str_find(literal: str, text: str, data: st.DataObject) -> None:
+    # A three-letter alphabet makes false hits of the chosen character dense, so the give-up
+    # path (after a fixed number of them) runs too.
+    pos = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(pos, len(text)))
+    at = data.draw(st.integers(0, len(literal) - 1))
+    assert find_literal(text, literal, pos, end, at) == text.find(literal, pos, end)
+
+
+@SETTINGS
+@given(pattern=patterns(), text=st.text(alphabet="ab<>|\n é｜1", max_size=40), data=st.data())
+def test_search_literal_led_is_the_regex_search(
+    pattern: str, text: str, data: st.DataObject
+) -> None:
+    prefix = literal_prefix(pattern)
+    if prefix is None:
+        return
+    compiled = regex.compile(pattern, regex.DOTALL)
+    pos = data.draw(st.integers(0, len(text)))
+    want = compiled.search(text, pos)
+    # Both ways of finding the prefix: str.find, and find_literal (every span long).
+    long_span = matching.LONG_SPAN
+    matching.LONG_SPAN = data.draw(st.sampled_from([long_span, 0]))
+    try:
+        got = search_literal_led(compiled, text, pos, prefix, rarest_index(prefix))
+    finally:
+        matching.LONG_SPAN = long_span
+    assert (want and (want.span(), want.groupdict())) == (got and (got.span(), got.groupdict()))
+
+
+def test_find_literal_on_every_short_text() -> None:
+    # Exhaustive over a two-letter alphabet: every run of false hits, and every place the
+    # first occurrence can sit after the search gives up on the chosen character.
+    texts = ["".join(chars) for k in range(13) for chars in itertools.product("ab", repeat=k)]
+    for literal in ("ab", "aab", "ba", "aba", "bbb"):
+        for at in range(len(literal)):
+            for text in texts:
+                assert find_literal(text, literal, 0, len(text), at) == text.find(literal)
+
+
+def test_search_literal_led_on_dense_false_hits() -> None:
+    cases = [
+        ("<a>\\d+", "<a>", "<a>x" * 40 + "<a>12" + "<a>3"),
+        # Eight failed attempts, then a match starting right after the last of them.
+        ("aa\\d", "aa", "a" * 10 + "1"),
+        ("aa\\d", "aa", "a" * 30 + "1"),
+    ]
+    long_span = matching.LONG_SPAN
+    try:
+        for span in (long_span, 0):
+            matching.LONG_SPAN = span
+            for pattern, prefix, text in cases:
+                compiled = regex.compile(pattern, regex.DOTALL)
+                for pos in range(len(text) + 1):
+                    want = compiled.search(text, pos)
+                    got = search_literal_led(compiled, text, pos, prefix, 0)
+                    assert (want and want.span()) == (got and got.span()), (pattern, pos)
+    finally:
+        matching.LONG_SPAN = long_span
+
+
+def test_rarest_index_prefers_marks_over_letters() -> None:
+    assert "</think>"[rarest_index("</think>")] in "<>/"
+    assert rarest_index("<｜end▁of▁sentence｜>") in (1, 5, 8, 17)
+    assert rarest_index("abc") in (0, 1, 2)
+    # A wide character whose low byte is zero is no good for memchr.
+    assert "xĀ"[rarest_index("xĀ")] == "x"
