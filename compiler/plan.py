@@ -105,6 +105,28 @@ def _jumps_back(pattern: str) -> bool:
     return False
 
 
+def _never_overlap(literals: tuple[str, ...]) -> bool:
+    """Whether no two occurrences of these literals (of one literal twice, too) can overlap.
+
+    Then scanning left to right for the leftmost match, again and again, meets every
+    occurrence, and the last match is simply the occurrence that starts last (``rfind``).
+    Checked for small sets only (the check is quadratic).
+    """
+    if len(literals) > 16 or sum(map(len, literals)) > 1024:
+        return False
+    for a in literals:
+        if not a:
+            return False
+        for b in literals:
+            for d in range(len(a)):
+                if d == 0 and a == b:
+                    continue
+                tail = a[d:]
+                if tail.startswith(b) or b.startswith(tail):
+                    return False
+    return True
+
+
 def template_sha256(template: dict[str, Any]) -> str:
     canonical = json.dumps(template, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
@@ -206,6 +228,7 @@ class Plan:
     anchor_literal: str = ""
     anchor_length: int = 0
     anchor_regex: str = ""
+    anchor_rfind: str = ""  # literals that can never overlap: the last one found is the last match
     anchor_comment: str = ""
     runtime_imports: list[str] = field(default_factory=list)
     uses_json: bool = False
@@ -554,7 +577,9 @@ class _Lowering:
         anchor = self.t.start_anchor
         plan = self.plan
         plan.anchor_comment = self.describe(anchor)
-        if anchor.single_literal is not None:
+        if anchor.is_literal and _never_overlap(anchor.literals):
+            plan.anchor_rfind = self.literal(list(anchor.literals))
+        elif anchor.single_literal is not None:
             plan.anchor_literal = repr(anchor.single_literal)
             plan.anchor_length = len(anchor.single_literal)
         else:

@@ -17,7 +17,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_xml_inline
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
-from rtc.runtime.engine import CompiledParser
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -134,16 +134,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     # open 'reasoning': literal '<think>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[0]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_OPEN_REASONING, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_REASONING, pos, n, _OPEN_REASONING_RARE)
-            )
+            i = find_literal(buf, _OPEN_REASONING, pos, n, _OPEN_REASONING_RARE)
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_REASONING, pos)
@@ -154,16 +151,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i < hold:
             hold = i
     # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[1]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = (
-                buf.find(_CLOSE_CONTENT, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            )
+            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
             memo[1] = (pos, i)
         else:
             stop = start + _CLOSE_CONTENT_LEN
@@ -242,16 +236,13 @@ def _scan_in_reasoning(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, i
     start = end = target = rank = -1
     found = None
     # close 'reasoning': literal '</think>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[3]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_CLOSE_REASONING, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_REASONING, pos, n, _CLOSE_REASONING_RARE)
-            )
+            i = find_literal(buf, _CLOSE_REASONING, pos, n, _CLOSE_REASONING_RARE)
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_REASONING, pos)
@@ -295,7 +286,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
-            while i > pos and _WHITESPACE.match(buf, i - 1):
+            while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
                 i -= 1
             if (
                 target == -1
@@ -398,10 +389,12 @@ class ResponseParser(CompiledParser):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
         last = -1
-        i = prefix.find("<｜Assistant｜>")
-        while i != -1:
-            last = i + 13
-            i = prefix.find("<｜Assistant｜>", last)
+        # No two occurrences of the anchor literals can overlap, so every occurrence is a
+        # match and the last match is the last occurrence.
+        for literal in ["<｜Assistant｜>"]:
+            i = prefix.rfind(literal)
+            if i >= 0 and i + len(literal) > last:
+                last = i + len(literal)
         return prefix if last < 0 else prefix[last:]
 
 
@@ -412,4 +405,6 @@ def parse_response(
     tools: Sequence[Any] | None = None,
 ) -> Any:
     """Parse a complete generation (or a list of them) into a message dict (or a list)."""
+    if text.__class__ is str:
+        return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)

@@ -17,7 +17,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
-from rtc.runtime.engine import CompiledParser
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -111,16 +111,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     # open 'content': literal '<response>\n'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[0]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_OPEN_CONTENT, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
-            )
+            i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_CONTENT, pos)
@@ -131,16 +128,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i < hold:
             hold = i
     # open 'tool_calls': literal '<tool_call>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[1]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         elif target == -1:
-            i = (
-                buf.find(_OPEN_TOOL_CALLS, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
-            )
+            i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
             memo[1] = (pos, i)
         else:
             stop = start + _OPEN_TOOL_CALLS_LEN
@@ -220,16 +214,13 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     start = end = target = rank = -1
     found = None
     # close 'thinking': literal '</think>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[3]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_CLOSE_THINKING, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
-            )
+            i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_THINKING, pos)
@@ -295,16 +286,13 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     # close 'tool_calls': literal '</tool_call>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[5]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_CLOSE_TOOL_CALLS, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
-            )
+            i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
             memo[5] = (pos, i)
     else:
         i = buf.find(_CLOSE_TOOL_CALLS, pos)
@@ -402,10 +390,12 @@ class ResponseParser(CompiledParser):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
         last = -1
-        i = prefix.find("Assistant:")
-        while i != -1:
-            last = i + 10
-            i = prefix.find("Assistant:", last)
+        # No two occurrences of the anchor literals can overlap, so every occurrence is a
+        # match and the last match is the last occurrence.
+        for literal in ["Assistant:"]:
+            i = prefix.rfind(literal)
+            if i >= 0 and i + len(literal) > last:
+                last = i + len(literal)
         return prefix if last < 0 else prefix[last:]
 
 
@@ -416,4 +406,6 @@ def parse_response(
     tools: Sequence[Any] | None = None,
 ) -> Any:
     """Parse a complete generation (or a list of them) into a message dict (or a list)."""
+    if text.__class__ is str:
+        return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)

@@ -17,7 +17,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
 from rtc.runtime.matching import LONG_SPAN, search_literal_led
-from rtc.runtime.engine import CompiledParser
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -140,14 +140,21 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_CONTENT.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+            if (
+                target != -1
+                and buf.find(_CLOSE_CONTENT_PREFIX, pos, start + len(_CLOSE_CONTENT_PREFIX)) < 0
+            ):
+                # No match can start by the candidate's start (each begins with the prefix).
+                r = (pos, -1, -1, None)
+            else:
+                m = (
+                    _CLOSE_CONTENT.search(buf, pos)
+                    if n - pos < LONG_SPAN
+                    else search_literal_led(
+                        _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+                    )
                 )
-            )
-            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
             if (
@@ -287,10 +294,12 @@ class ResponseParser(CompiledParser):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
         last = -1
-        i = prefix.find("<|start_header_id|>assistant<|end_header_id|>\n\n")
-        while i != -1:
-            last = i + 47
-            i = prefix.find("<|start_header_id|>assistant<|end_header_id|>\n\n", last)
+        # No two occurrences of the anchor literals can overlap, so every occurrence is a
+        # match and the last match is the last occurrence.
+        for literal in ["<|start_header_id|>assistant<|end_header_id|>\n\n"]:
+            i = prefix.rfind(literal)
+            if i >= 0 and i + len(literal) > last:
+                last = i + len(literal)
         return prefix if last < 0 else prefix[last:]
 
 
@@ -301,4 +310,6 @@ def parse_response(
     tools: Sequence[Any] | None = None,
 ) -> Any:
     """Parse a complete generation (or a list of them) into a message dict (or a list)."""
+    if text.__class__ is str:
+        return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)

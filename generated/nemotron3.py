@@ -17,7 +17,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_xml_inline
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
-from rtc.runtime.engine import CompiledParser
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -149,14 +149,21 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+            if (
+                target != -1
+                and buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_TOOL_CALLS_PREFIX)) < 0
+            ):
+                # No match can start by the candidate's start (each begins with the prefix).
+                r = (pos, -1, -1, None)
+            else:
+                m = (
+                    _OPEN_TOOL_CALLS.search(buf, pos)
+                    if n - pos < LONG_SPAN
+                    else search_literal_led(
+                        _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                    )
                 )
-            )
-            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
             if (
@@ -182,14 +189,21 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     if eos:
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_CONTENT.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+            if (
+                target != -1
+                and buf.find(_CLOSE_CONTENT_PREFIX, pos, start + len(_CLOSE_CONTENT_PREFIX)) < 0
+            ):
+                # No match can start by the candidate's start (each begins with the prefix).
+                r = (pos, -1, -1, None)
+            else:
+                m = (
+                    _CLOSE_CONTENT.search(buf, pos)
+                    if n - pos < LONG_SPAN
+                    else search_literal_led(
+                        _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
+                    )
                 )
-            )
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
             if (
@@ -391,4 +405,6 @@ def parse_response(
     tools: Sequence[Any] | None = None,
 ) -> Any:
     """Parse a complete generation (or a list of them) into a message dict (or a list)."""
+    if text.__class__ is str:
+        return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)

@@ -17,7 +17,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import parse_json
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
-from rtc.runtime.engine import CompiledParser
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -125,18 +125,13 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '<think>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[0]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_OPEN_REASONING_CONTENT, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(
-                    buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE
-                )
-            )
+            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
             memo[0] = (pos, i)
     else:
         i = buf.find(_OPEN_REASONING_CONTENT, pos)
@@ -166,7 +161,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
-            while i > pos and _WHITESPACE.match(buf, i - 1):
+            while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
                 i -= 1
             if (
                 target == -1
@@ -197,7 +192,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
-            while i > pos and _WHITESPACE.match(buf, i - 1):
+            while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
                 i -= 1
             if (
                 target == -1
@@ -235,18 +230,13 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     # close 'reasoning_content': literal '</think>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[3]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_CLOSE_REASONING_CONTENT, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(
-                    buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
-                )
-            )
+            i = find_literal(buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE)
             memo[3] = (pos, i)
     else:
         i = buf.find(_CLOSE_REASONING_CONTENT, pos)
@@ -271,16 +261,13 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     # close 'tool_calls': literal '</tool_call>'
-    if eos:
+    if eos and n - pos >= LONG_SPAN:
+        # Long text that no longer changes: find by the rarest character, and remember.
         r = memo[4]
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i = r[1]
         else:
-            i = (
-                buf.find(_CLOSE_TOOL_CALLS, pos)
-                if n - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
-            )
+            i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
             memo[4] = (pos, i)
     else:
         i = buf.find(_CLOSE_TOOL_CALLS, pos)
@@ -372,10 +359,12 @@ class ResponseParser(CompiledParser):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
         last = -1
-        i = prefix.find("<|im_start|>assistant\n")
-        while i != -1:
-            last = i + 22
-            i = prefix.find("<|im_start|>assistant\n", last)
+        # No two occurrences of the anchor literals can overlap, so every occurrence is a
+        # match and the last match is the last occurrence.
+        for literal in ["<|im_start|>assistant\n"]:
+            i = prefix.rfind(literal)
+            if i >= 0 and i + len(literal) > last:
+                last = i + len(literal)
         return prefix if last < 0 else prefix[last:]
 
 
@@ -386,4 +375,6 @@ def parse_response(
     tools: Sequence[Any] | None = None,
 ) -> Any:
     """Parse a complete generation (or a list of them) into a message dict (or a list)."""
+    if text.__class__ is str:
+        return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)

@@ -16,7 +16,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.matching import LONG_SPAN, search_literal_led
-from rtc.runtime.engine import CompiledParser
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -158,10 +158,12 @@ class ResponseParser(CompiledParser):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
         last = -1
-        i = prefix.find("<｜Assistant｜><think>\n")
-        while i != -1:
-            last = i + 21
-            i = prefix.find("<｜Assistant｜><think>\n", last)
+        # No two occurrences of the anchor literals can overlap, so every occurrence is a
+        # match and the last match is the last occurrence.
+        for literal in ["<｜Assistant｜><think>\n"]:
+            i = prefix.rfind(literal)
+            if i >= 0 and i + len(literal) > last:
+                last = i + len(literal)
         return prefix if last < 0 else prefix[last:]
 
 
@@ -172,4 +174,6 @@ def parse_response(
     tools: Sequence[Any] | None = None,
 ) -> Any:
     """Parse a complete generation (or a list of them) into a message dict (or a list)."""
+    if text.__class__ is str:
+        return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)

@@ -194,89 +194,21 @@ class CompiledParser:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
             self._buf += text
-        self._run_to_end()
+        self._pos, self._cur, self._opened, self._parts, self._captures = run_to_end(
+            self.__class__,
+            self._buf,
+            self._pos,
+            self._cur,
+            self._opened,
+            self._parts,
+            self._captures,
+            self._out,
+            self._tools,
+        )
         return self._message()
 
-    def _run_to_end(self) -> None:
-        """``_process(None, True)`` with the region state in locals and no events.
-
-        Only for ``parse_whole``: the parser is thrown away if anything raises, so the state
-        is written back only when the pass completes.
-        """
-        buf = self._buf
-        n = len(buf)
-        pos = self._pos
-        cur = self._cur
-        opened = self._opened
-        parts = self._parts
-        captures = self._captures
-        scanners = self._scanners
-        finish = self._finish
-        stores = self._store
-        names = self._names
-        implicit = self._implicit
-        tools = self._tools
-        out = self._out
-        memo: list[Any] = [None] * self._memo_size
-        stalled: set[tuple[int, int, bool, bool]] | None = None
-        while True:
-            _, start, end, target, match = scanners[cur + 1](buf, pos, True, memo)
-            if target == -1:
-                # End of stream: the rest goes to the current region, which then closes.
-                if pos < n and cur >= 0:
-                    parts.append(buf[pos:])
-                    opened = True
-                pos = n
-            else:
-                if end <= pos:  # see _process
-                    stalled = _note_stall(stalled, (pos, cur, opened, any(parts)))
-                if start > pos and cur >= 0:
-                    parts.append(buf[pos:start])
-                    opened = True
-                pos = end
-            had_text = opened
-            if cur >= 0 and opened:
-                # Close the current region (see _close).
-                value = finish[cur](parts[0] if len(parts) == 1 else "".join(parts), captures)
-                if tools and isinstance(value, (list, dict)):
-                    value = coerce_tool_calls(value, tools)
-                _store_value(out, names[cur], stores[cur], self._joins[cur], value)
-            cur = implicit
-            captures = {}
-            parts = []
-            opened = False
-            if target == -1:
-                break
-            if target >= 0:
-                cur = target
-                captures = (
-                    {}
-                    if match is None
-                    else {k: v for k, v in match.groupdict().items() if v is not None}
-                )
-                opened = True
-            elif not had_text and start == end:
-                break
-        self._pos = pos
-        self._cur = cur
-        self._opened = opened
-        self._parts = parts
-        self._captures = captures
-
     def _message(self) -> dict[str, Any]:
-        out = self._out
-        missing = [name for name in self._required if name not in out] if self._required else None
-        if missing:
-            raise ValueError(
-                f"Required response_template fields missing from parsed output: {missing}"
-            )
-        keep = self._default_keys
-        # Dropped: keys that are not defaults and hold None or an empty str, list or dict.
-        self._out = out = {
-            k: v
-            for k, v in out.items()
-            if k in keep or not (v is None or (not v and isinstance(v, (list, dict, str))))
-        }
+        self._out = out = message(self.__class__, self._out)
         self._finalized = True
         # Make the generated fast path of feed() fall through to the check that raises.
         self._buf = "\x00"
@@ -377,3 +309,126 @@ class CompiledParser:
         self._captures = {}
         self._parts = []
         self._opened = False
+
+
+def run_to_end(
+    cls: type[CompiledParser],
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    parts: list[str],
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> tuple[int, int, bool, list[str], dict[str, str]]:
+    """``_process(None, True)`` with the region state in locals and no events.
+
+    Takes the state (position, current field, opened, body parts, captures) and returns it
+    after the pass; values are stored into ``out``. For one-shot parsing only: the state is
+    thrown away if anything raises, so it only needs to be right when the pass completes.
+    """
+    n = len(buf)
+    scanners = cls._scanners
+    finish = cls._finish
+    stores = cls._store
+    names = cls._names
+    joins = cls._joins
+    implicit = cls._implicit
+    memo: list[Any] = [None] * cls._memo_size
+    stalled: set[tuple[int, int, bool, bool]] | None = None
+    # In one pass each region gets one slice of text, from the commit that opens it to the one
+    # that closes it; only the region current at the start may already hold some (head).
+    head = "".join(parts)
+    while True:
+        _, start, end, target, match = scanners[cur + 1](buf, pos, True, memo)
+        if target == -1:
+            # End of stream: the rest goes to the current region, which then closes.
+            stop = n
+        else:
+            if end <= pos:  # see _process
+                stalled = _note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if cur >= 0:
+            if stop > pos:
+                body = head + buf[pos:stop] if head else buf[pos:stop]
+                opened = True
+            else:
+                body = head
+            if opened:
+                # Close the current region (see _close).
+                value = finish[cur](body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                if stores[cur] == STORE_SET:
+                    out[names[cur]] = value
+                else:
+                    _store_value(out, names[cur], stores[cur], joins[cur], value)
+        if target == -1:
+            return n, implicit, False, [], {}
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            captures = {} if match is None else _captures(match)
+            opened = True
+        else:
+            cur = implicit
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return pos, cur, opened, [], captures
+
+
+def _captures(match: Any) -> dict[str, str]:
+    return {k: v for k, v in match.groupdict().items() if v is not None}
+
+
+def message(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any]:
+    """The final message: required fields checked, empty non-default values dropped."""
+    required = cls._required
+    if required:
+        missing = [name for name in required if name not in out]
+        if missing:
+            raise ValueError(
+                f"Required response_template fields missing from parsed output: {missing}"
+            )
+    keep = cls._default_keys
+    # Dropped: keys that are not defaults and hold None or an empty str, list or dict. Usually
+    # there are none, and the dict (made for this parse alone) is returned as it is.
+    for k, v in out.items():
+        if not v and k not in keep and (v is None or isinstance(v, (list, dict, str))):
+            break
+    else:
+        return out
+    return {
+        k: v
+        for k, v in out.items()
+        if k in keep or not (v is None or (not v and isinstance(v, (list, dict, str))))
+    }
+
+
+def parse_once(
+    cls: type[CompiledParser], text: Any, prefix: Any, tools: Sequence[Any] | None
+) -> dict[str, Any]:
+    """``cls(prefix, tools=tools).parse_whole(text)``, without the parser object when the
+    prefix leaves nothing after its last start anchor (the usual case).
+
+    The same checks in the same order (prefix, tools, prefix type, text type). Text left after
+    the anchor needs the parser: the reference reads it on its own first, and a look-ahead
+    there must not see the generation.
+    """
+    if prefix is None:
+        raise ValueError(_NO_PREFIX)
+    read = read_tools(tools)
+    if prefix and cls._truncate(prefix):
+        return cls(prefix, tools=tools).parse_whole(text)
+    buf = ""
+    if text:
+        if not isinstance(text, str):
+            raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
+        buf += text
+    out = cls._new_output()
+    run_to_end(cls, buf, 0, cls._implicit, False, [], {}, out, read)
+    return message(cls, out)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import CompiledParser
+from .engine import CompiledParser, parse_once
 
 
 def parse_one(
     parser_cls: type[CompiledParser], text: Any, prefix: Any, tools: Sequence[Any] | None
 ) -> dict[str, Any]:
-    parser = parser_cls(prefix, tools=tools)
     if parser_cls._whole_pass_exact:
-        return parser.parse_whole(text)
+        return parse_once(parser_cls, text, prefix, tools)
+    parser = parser_cls(prefix, tools=tools)
     parser.feed(text)
     return parser.finalize()[0]
 

@@ -18,7 +18,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rtc.compiler.plan import _jumps_back, _needs_context
+from rtc.compiler.plan import _jumps_back, _needs_context, _never_overlap
 from rtc.compiler.prefilter import class_source, first_fragments, literal_prefix, lookahead_literal
 from rtc.compiler.rarity import rarest_index
 from rtc.runtime import matching
@@ -269,3 +269,40 @@ def test_rarest_index_prefers_marks_over_letters() -> None:
     assert rarest_index("abc") in (0, 1, 2)
     # A wide character whose low byte is zero is no good for memchr.
     assert "xĀ"[rarest_index("xĀ")] == "x"
+
+
+def test_regex_whitespace_is_a_subset_of_isspace() -> None:
+    # Generated scanners test str.isspace() before asking the regex module whether a
+    # character is \s: sound only if every \s character is isspace().
+    everything = "".join(map(chr, range(0x110000)))
+    matched = regex.findall("\\s", everything, flags=regex.DOTALL)
+    assert matched and all(c.isspace() for c in matched)
+
+
+@SETTINGS
+@given(
+    literals=st.lists(st.text(alphabet="ab<>", min_size=1, max_size=4), min_size=1, max_size=3),
+    text=st.text(alphabet="ab<>", max_size=30),
+)
+def test_never_overlapping_anchors_end_where_the_last_match_ends(
+    literals: list[str], text: str
+) -> None:
+    # The start anchor keeps what follows its last non-overlapping match (regex finditer);
+    # for literals that can never overlap, rfind gives the same place.
+    unique = tuple(dict.fromkeys(literals))
+    if not _never_overlap(unique):
+        return
+    ordered = sorted(unique, key=len, reverse=True)
+    pattern = regex.compile("|".join(map(regex.escape, ordered)), regex.DOTALL)
+    want = max((m.end() for m in pattern.finditer(text)), default=-1)
+    got = max((text.rfind(x) + len(x) for x in unique if x in text), default=-1)
+    assert got == want
+
+
+def test_overlapping_anchors_are_recognised() -> None:
+    assert _never_overlap(("<|im_start|>assistant\n",))
+    assert _never_overlap(("[/INST]", "[/TOOL_RESULTS]"))
+    assert not _never_overlap(("aa",))  # "aaa": the scan matches at 0, rfind finds 1
+    assert not _never_overlap(("ab", "b"))
+    assert not _never_overlap(("ab", "abc"))
+    assert not _never_overlap(("ab", "bc"))
