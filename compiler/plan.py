@@ -256,6 +256,14 @@ def _identifier(name: str, taken: set[str], prefix: str) -> str:
     return unique
 
 
+def _search_order(w: Watch) -> int:
+    if w.kind == "literal":
+        return 0
+    if w.list_maxlen:
+        return 1
+    return 3 if w.led_by_literal else 2
+
+
 def _merge_imports(lines: set[str]) -> list[str]:
     """``from M import a`` lines, one per module with its names sorted; sorted by module."""
     names: dict[str, set[str]] = {}
@@ -413,8 +421,10 @@ class _Lowering:
             outside.append(self.watch(t.implicit.close, "close", t.implicit, _TARGET_CLOSE))
         for rank, w in enumerate(outside):
             w.rank = rank
-        # Single literals first (cheap, and they bound the searches after them); stable.
-        outside.sort(key=lambda w: w.kind != "literal")
+        # Cheapest first, as a candidate found early bounds the searches after it: single
+        # literals, literal lists, other patterns, then patterns led by a literal (skipped when
+        # that literal cannot start by the candidate). Stable; the rank decides ties anyway.
+        outside.sort(key=_search_order)
         where = (
             f"the implicit field {comment_text(t.implicit.name)}"
             if t.implicit

@@ -133,59 +133,22 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
         if i < hold:
             hold = i
-    # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)'
+    # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>']
     if eos:
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if (
-                target != -1
-                and buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_TOOL_CALLS_PREFIX)) < 0
-            ):
-                # No match can start by the candidate's start (each begins with the prefix).
-                r = (pos, -1, -1, None)
-            else:
-                m = (
-                    _OPEN_TOOL_CALLS.search(buf, pos)
-                    if n - pos < LONG_SPAN
-                    else search_literal_led(
-                        _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
-                    )
-                )
-                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, m, 1
-    else:
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, m, 1
-    # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>']
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             if target == -1:
                 m = _CLOSE_CONTENT.search(buf, pos)
-                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            elif start == pos and end - start > 16:
+                # The candidate starts here and is longer than any of these literals.
+                r = (pos, -1, -1, None)
             else:
                 # Literals starting after the candidate cannot win: search only up to it.
                 m = _CLOSE_CONTENT.search(buf, pos, min(n, start + 16))
                 r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 if m is not None:
-                    memo[2] = r
+                    memo[1] = r
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
             if (
@@ -207,6 +170,46 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 2
+    # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)'
+    if eos:
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            if (
+                target != -1
+                and buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_TOOL_CALLS_PREFIX)) < 0
+            ):
+                # No match can start by the candidate's start (each begins with the prefix).
+                r = (pos, -1, -1, None)
+            else:
+                m = (
+                    _OPEN_TOOL_CALLS.search(buf, pos)
+                    if n - pos < LONG_SPAN
+                    else search_literal_led(
+                        _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                    )
+                )
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
+    else:
+        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

@@ -145,55 +145,14 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
         if i < hold:
             hold = i
-    # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>'
+    # close 'content': pattern '\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)'
     if eos:
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             # The pattern is \s* then a part that cannot begin with whitespace: find that
             # part, then extend the match back over the whitespace before it.
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _OPEN_TOOL_CALLS_AFTER_WS,
-                    buf,
-                    pos,
-                    _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
-                    _OPEN_TOOL_CALLS_AFTER_WS_RARE,
-                )
-            )
-            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
-                i -= 1
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, m, 1
-    else:
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, m, 1
-    # close 'content': pattern '\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)'
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            # The pattern is \s* then a part that cannot begin with whitespace: find that
-            # part, then extend the match back over the whitespace before it.
             m = _CLOSE_CONTENT_AFTER_WS.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         if r[1] >= 0:
             i, j, m = r[1], r[2], r[3]
             while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
@@ -217,6 +176,47 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 2
+    # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>'
+    if eos:
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            # The pattern is \s* then a part that cannot begin with whitespace: find that
+            # part, then extend the match back over the whitespace before it.
+            m = (
+                _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
+                if n - pos < LONG_SPAN
+                else search_literal_led(
+                    _OPEN_TOOL_CALLS_AFTER_WS,
+                    buf,
+                    pos,
+                    _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
+                    _OPEN_TOOL_CALLS_AFTER_WS_RARE,
+                )
+            )
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        if r[1] >= 0:
+            i, j, m = r[1], r[2], r[3]
+            while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                i -= 1
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
+    else:
+        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
