@@ -251,15 +251,13 @@ def literal_prefix(pattern: str) -> str | None:
     a search jump from one occurrence of the prefix to the next (see
     ``rtc.runtime.matching.search_literal_led``). A top-level alternative has no common prefix.
     """
-    if first_fragments(pattern) is None:
-        return None
     parser = _Parser(pattern)
     try:
-        parser.sequence()
+        frags, nullable = parser.sequence()
     except _Unsupported:
         return None
-    if parser.i != len(pattern):
-        return None  # a top-level '|'
+    if parser.i != len(pattern) or nullable or not frags:
+        return None  # a top-level '|' or an unbalanced ')', or it can match nothing
     out: list[str] = []
     i = 0
     while i < len(pattern):
