@@ -21,6 +21,7 @@ import click
 from rtc.compiler import compile_template, load
 from rtc.compiler.bench import bench_command
 from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
+from rtc.compiler.offline.cli_options import file_job_from_options, file_job_options
 from rtc.compiler.sources import (
     STDIN,
     display_name,
@@ -285,7 +286,7 @@ def check_command(paths: tuple[str, ...], all_: bool) -> None:
 
 
 @main.command("parse")
-@click.argument("source")
+@click.argument("source", required=False)
 @click.argument("file", default=STDIN, metavar="[FILE|-]")
 @click.option("--prefix", metavar="TEXT", help="The prompt the text was generated after.")
 @click.option(
@@ -301,14 +302,16 @@ def check_command(paths: tuple[str, ...], all_: bool) -> None:
     metavar="N",
     help=f"With --stream: feed the text N characters at a time (default {DEFAULT_CHUNK_SIZE}).",
 )
+@file_job_options
 def parse_command(
-    source: str,
+    source: str | None,
     file: str,
     prefix: str | None,
     prefix_file: str | None,
     tools_file: str | None,
     stream: bool,
     chunk_size: int | None,
+    **file_job: Any,
 ) -> None:
     """Parse the text in FILE (default: stdin) with the template SOURCE.
 
@@ -326,7 +329,15 @@ def parse_command(
       {"type": "region_chunk", "field": "reasoning_content", "text": "hm", "dirty": false}
       {"type": "region_close", "field": "reasoning_content", "value": "hm"}
       {"role": "assistant", "reasoning_content": "hm"}
+
+    With --input, parses a whole file of generations instead (see "Parsing files" below).
     """
+    if file_job["input_path"] is not None:
+        unused = {"FILE": file != STDIN, "--tools": tools_file, "--stream": stream}
+        _run_file_job(source, prefix, prefix_file, unused, file_job)
+        return
+    if source is None:
+        raise click.UsageError("missing SOURCE (a template), or --input to parse a file")
     if (prefix is None) == (prefix_file is None):
         raise click.UsageError("give exactly one of --prefix TEXT or --prefix-file F")
     if chunk_size is not None and not stream:
@@ -360,6 +371,37 @@ def parse_command(
         with _parsing():
             message, events = parser.finalize()
         _print_json(*events, message)
+
+
+def _run_file_job(
+    source: str | None,
+    prefix: str | None,
+    prefix_file: str | None,
+    unused: dict[str, Any],
+    options: dict[str, Any],
+) -> None:
+    """``rtc parse --input``: the work is in rtc.compiler.offline; failures become one line."""
+    from rtc.compiler.offline import command
+    from rtc.compiler.offline.files import JobFailed
+    from rtc.compiler.offline.formats import OutputError
+
+    given = [name for name, value in unused.items() if value]
+    if given:
+        raise click.UsageError(f"{', '.join(given)} cannot be used with --input")
+    with _failing_as():
+        if prefix_file is not None:
+            prefix = read_text_file(prefix_file)
+        job = file_job_from_options(source, prefix, prefix_file is not None, options)
+    try:
+        with _failing_as():
+            command.run(job)
+    except OutputError as exc:
+        raise Failure(str(exc)) from None
+    except JobFailed as exc:
+        failure = Failure(str(exc))
+        if exc.interrupted:
+            failure.exit_code = 130  # the shell's convention for a process stopped by Ctrl-C
+        raise failure from None
 
 
 def _read_tools(path: str) -> list:

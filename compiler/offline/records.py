@@ -1,0 +1,154 @@
+"""One input record in, one output record out: the message, or the error and where it happened.
+
+Used by every offline path (files, ``datasets``, Ray) so that they agree record by record.
+
+An output record is the input record's fields plus ``message`` and ``error``:
+
+- ``message``: what ``parse_response`` returns, except that each tool call's
+  ``function.arguments`` is a JSON string (OpenAI's shape: Arrow and Parquet cannot hold
+  ``{"days": 3}`` and ``{"days": "3"}`` in one column); ``None`` when the record failed;
+- ``error``: ``None``, or ``{"type": ..., "message": ..., "line": N}`` where ``type`` is the
+  exception type parsing raised (``ValueError``...) or ``RecordError`` for a record that could not
+  be read (not JSON, a field missing or of the wrong type), and ``line`` is the 1-based line of
+  the record in a JSONL input (or its 1-based row in a Parquet input).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from rtc.runtime.batch import parse_each
+
+RECORD_ERROR = "RecordError"
+"""The error type of a record that could not be read (not JSON, a field missing or mistyped)."""
+
+MESSAGE = "message"
+ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Where each record keeps its inputs: ``text``, the prefix (a field or one for all), tools."""
+
+    text: str = "text"
+    prefix: str | None = None
+    prefix_field: str | None = None
+    tools_field: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.prefix is None) == (self.prefix_field is None):
+            raise ValueError("give exactly one of prefix (one for all) or prefix_field")
+
+
+class BadRecord(Exception):
+    """Why one record cannot be parsed (it becomes that record's ``RecordError``)."""
+
+
+def record_error(line: int, problem: str) -> dict[str, Any]:
+    return {"type": RECORD_ERROR, "message": f"line {line}: {problem}", "line": line}
+
+
+def _field(record: Any, name: str, what: str, nullable: bool = False) -> Any:
+    if not isinstance(record, dict):
+        raise BadRecord(f"the record is a JSON {_json_type(record)}, not an object")
+    if name not in record:
+        raise BadRecord(f"no field {name!r} ({what})")
+    value = record[name]
+    if value is None and nullable:
+        return None
+    if not isinstance(value, str):
+        raise BadRecord(f"field {name!r} ({what}) is {_json_type(value)}, not a string")
+    return value
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(
+        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+def _tools(record: dict[str, Any], name: str) -> Any:
+    """A record's tools: a list of schemas, the same as JSON text, or null / absent for none."""
+    value = record.get(name)
+    if value is None or isinstance(value, list):
+        return value
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise BadRecord(f"field {name!r} (tools) is not JSON: {exc}") from None
+        if value is None or isinstance(value, list):
+            return value
+    raise BadRecord(f"field {name!r} (tools) is {_json_type(value)}, not an array")
+
+
+def openai_arguments(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` with each tool call's ``function.arguments`` as a JSON string (in place)."""
+    calls = message.get("tool_calls")
+    if isinstance(calls, dict):
+        calls = [calls]
+    if isinstance(calls, list):
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and "arguments" in function:
+                arguments = function["arguments"]
+                if not isinstance(arguments, str):
+                    function["arguments"] = json.dumps(arguments, ensure_ascii=False)
+    return message
+
+
+def parse_records(
+    module: ModuleType,
+    fields: Fields,
+    records: Sequence[Any],
+    lines: Sequence[int],
+    problems: Sequence[str | None] | None = None,
+) -> tuple[list[Any], list[Any]]:
+    """The ``message`` and ``error`` values for each record, in order.
+
+    ``records[i]`` is a decoded record (a dict), ``lines[i]`` its line (or row) number and
+    ``problems[i]``, when given, says why it could not even be decoded (then it is a bad record).
+    """
+    messages: list[Any] = [None] * len(records)
+    errors: list[Any] = [None] * len(records)
+    todo: list[int] = []
+    texts: list[Any] = []
+    prefixes: list[Any] = []
+    tools: list[Any] = []
+    for i, record in enumerate(records):
+        problem = problems[i] if problems is not None else None
+        if problem is None:
+            try:
+                text = _field(record, fields.text, "the generation")
+                prefix = (
+                    fields.prefix
+                    if fields.prefix_field is None
+                    else _field(record, fields.prefix_field, "the prefix")
+                )
+                record_tools = (
+                    None if fields.tools_field is None else _tools(record, fields.tools_field)
+                )
+            except BadRecord as exc:
+                problem = str(exc)
+        if problem is not None:
+            errors[i] = record_error(lines[i], problem)
+            continue
+        todo.append(i)
+        texts.append(text)
+        prefixes.append(prefix)
+        tools.append(record_tools)
+    outcomes = parse_each(module.parse_response, texts, prefixes, tools)
+    for i, outcome in zip(todo, outcomes, strict=True):
+        message = outcome[MESSAGE]
+        if message is None:
+            error = outcome[ERROR]
+            error["line"] = lines[i]
+            errors[i] = error
+        else:
+            messages[i] = openai_arguments(message)
+    return messages, errors
