@@ -71,7 +71,7 @@ class Progress:
 
     def summary(self, counts: Counts, output: str, records_in: int | None = None) -> None:
         self.clear()
-        received = "" if records_in is None else f"{records_in:,} records in, "
+        received = "" if records_in is None else f"{records_in:,} input rows, "
         self.stream.write(
             f"rtc: {received}{counts.records:,} records out to {output} in {counts.seconds:.1f} s "
             f"({counts.rate():,.0f}/s): {counts.records - counts.errors:,} parsed, "
