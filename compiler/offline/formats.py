@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from rtc.compiler.errors import SourceError
 
-from .records import ERROR, MESSAGE, Fields, parse_records
+from .records import ERROR, MESSAGE, RECORD_ERROR, Fields, parse_records
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -203,7 +203,6 @@ def encode(
         records, problems = _decode_jsonl(batch)
         numbers = batch.numbers
         messages, errors = parse_records(module, fields, records, numbers, problems)
-        bad = sum(p is not None for p in problems)
         rows = [
             (
                 {**record, MESSAGE: message, ERROR: error}
@@ -212,11 +211,16 @@ def encode(
             )
             for record, message, error in zip(records, messages, errors, strict=True)
         ]
-        payload = _table(rows) if parquet_out else _json_lines(rows)
+        if parquet_out:
+            bad_rows = [
+                i for i, e in enumerate(errors) if e is not None and e["type"] == RECORD_ERROR
+            ]
+            payload = _table(rows, bad_rows)
+        else:
+            payload = _json_lines(rows)
     else:
         numbers = list(range(batch.first, batch.first + len(batch)))
         messages, errors = parse_records(module, fields, _arrow_inputs(batch, fields), numbers)
-        bad = sum(e is not None and e["type"] == "RecordError" for e in errors)
         if parquet_out:
             payload = _with_columns(batch.batch, messages, errors)
         else:
@@ -226,6 +230,7 @@ def encode(
                 row[ERROR] = error
             payload = _json_lines(rows)
     failed = sum(e is not None for e in errors)
+    bad = sum(e is not None and e["type"] == RECORD_ERROR for e in errors)
     return Encoded(payload, len(numbers), failed, bad, numbers[-1] if numbers else 0)
 
 
@@ -235,22 +240,32 @@ def _json_lines(rows: list[dict[str, Any]]) -> bytes:
     return "".join(dumps(row) + "\n" for row in rows).encode("utf-8")
 
 
-def _arrow_array(values: list[Any], column: str) -> Any:
+def _arrow_array(values: list[Any], column: str, bad: list[int] | None = None) -> Any:
+    """``values`` as one Arrow array; ``bad``: rows whose value may be dropped to make it fit.
+
+    A bad record's mistyped field (``"text": 42`` among strings) cannot share the column: it is
+    stored as null (its error says what it was) rather than failing the whole output.
+    """
     pa = _pyarrow()
     try:
         return pa.array(values)
     except (pa.ArrowException, OverflowError) as exc:
+        if bad:
+            values = list(values)
+            for i in bad:
+                values[i] = None
+            return _arrow_array(values, column)
         raise OutputError(
             f"column {column!r}: its values cannot share one Parquet column ({exc}); "
             "write a .jsonl output instead"
         ) from None
 
 
-def _table(rows: list[dict[str, Any]]) -> Any:
+def _table(rows: list[dict[str, Any]], bad: list[int] | None = None) -> Any:
     """An Arrow table of JSON records whose keys may differ (columns in first-seen order)."""
     pa = _pyarrow()
     names = list(dict.fromkeys(key for row in rows for key in row))
-    arrays = [_arrow_array([row.get(name) for row in rows], name) for name in names]
+    arrays = [_arrow_array([row.get(name) for row in rows], name, bad) for name in names]
     return pa.Table.from_arrays(arrays, names=names)
 
 
