@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ class RayBatchParser:
         import pyarrow as pa
 
         problems: list[str | None] | None = None
-        if LINE in table.column_names:  # JSONL lines from run_file_job
+        if LINE in table.column_names:  # JSONL lines read as text by run_file_job
             table, records, problems = _decode_lines(table)
         else:
             names = [
@@ -84,6 +85,8 @@ class RayBatchParser:
         messages, errors = parse_records(
             self.parser.module(), self.fields, records, lines, problems
         )
+        if problems is not None:
+            table = _with_record_fields(table, records, errors)
         for name, values in ((MESSAGE, messages), (ERROR, errors)):
             if name in table.column_names:
                 table = table.drop_columns([name])
@@ -93,13 +96,8 @@ class RayBatchParser:
 
 
 def _decode_lines(table: Any) -> tuple[Any, list[Any], list[str | None]]:
-    """JSONL lines read as text: blank ones dropped, the others decoded into their fields.
-
-    The records' fields become columns (in first-seen order) beside the other columns (``row``).
-    """
+    """JSONL lines read as text: blank ones dropped, the others decoded."""
     import pyarrow as pa
-
-    from .formats import _table
 
     raw = table.column(LINE).to_pylist()
     keep = [i for i, line in enumerate(raw) if line.strip()]
@@ -112,16 +110,23 @@ def _decode_lines(table: Any) -> tuple[Any, list[Any], list[str | None]]:
         except ValueError as exc:
             records.append(None)
             problems.append(f"not a JSON record ({exc})")
-    rest = table.take(pa.array(keep, type=pa.int64())).drop_columns([LINE])
+    return table.take(pa.array(keep, type=pa.int64())).drop_columns([LINE]), records, problems
+
+
+def _with_record_fields(table: Any, records: list[Any], errors: list[Any]) -> Any:
+    """The decoded records' fields as columns (first-seen order), then ``table``'s own."""
+    from .formats import _table
+
     rows = [r if isinstance(r, dict) else {} for r in records]
-    fields = _table(rows) if any(rows) else pa.table({})
-    for name in rest.column_names:
+    bad = [i for i, e in enumerate(errors) if e is not None and e["type"] == RECORD_ERROR]
+    fields = _table(rows, bad)
+    if fields.num_columns == 0:
+        return table
+    for name in table.column_names:
         if name in fields.column_names:
             fields = fields.drop_columns([name])
-        fields = fields.append_column(name, rest.column(name))
-    if fields.num_rows != len(keep):  # no fields at all: keep the row count
-        fields = rest
-    return fields, records, problems
+        fields = fields.append_column(name, table.column(name))
+    return fields
 
 
 def run_file_job(
@@ -154,6 +159,8 @@ def run_file_job(
     if not ray.is_initialized():
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     context = ray.data.DataContext.get_current()
+    # Rows are numbered by zipping with a range, which is only right when Ray keeps the order.
+    context.execution_options.preserve_order = True
     context.enable_progress_bars = False
     context.print_on_execution_start = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)
@@ -166,7 +173,9 @@ def run_file_job(
             ds = ray.data.read_text(input_path, drop_empty_lines=False)
             ds = ds.rename_columns({"text": LINE})
         records_in = ds.count()
-        ds = ds.zip(ray.data.range(records_in).rename_columns({"id": ROW}))
+        with warnings.catch_warnings():  # deprecated from Ray 2.64 on; exact with preserve_order
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ds = ds.zip(ray.data.range(records_in).rename_columns({"id": ROW}))
         parse = RayBatchParser(parser, row_field=ROW, **_field_args(fields))
         ds.map_batches(parse, batch_format="pyarrow").write_parquet(target)
         out = ray.data.read_parquet(target).select_columns([ERROR])
