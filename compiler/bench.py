@@ -2008,6 +2008,12 @@ def _template_name(source: str) -> str:
     help="wall: time.perf_counter_ns; cpu: the thread's CPU time (steadier on a loaded machine).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Offline throughput: records/s, JSONL in, Parquet out, for rtc with 1 and 2 workers "
+    "and for transformers (rtc.compiler.offline.bench_batch).",
+)
 def bench_command(
     source: str | None,
     catalogue: bool,
@@ -2019,6 +2025,7 @@ def bench_command(
     statistic: str,
     clock: str,
     quiet: bool,
+    batch: bool,
 ) -> None:
     """Benchmark the parser of SOURCE (or of the whole --catalogue) against transformers.
 
@@ -2032,6 +2039,12 @@ def bench_command(
     from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
     from rtc.compiler.sources import read_template
 
+    if batch:
+        from rtc.compiler.offline import bench_batch
+
+        result = bench_batch.run(2_000 if quick else 10_000, reference=not no_reference)
+        click.echo(json.dumps(result, indent=2) if json_out == "-" else bench_batch.report(result))
+        return
     if (source is None) == (not catalogue):
         raise click.UsageError(
             "give a template SOURCE or --catalogue, not both (note: --json takes a FILE, "
