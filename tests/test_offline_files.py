@@ -56,7 +56,7 @@ def _job(family: str, source: Path, output: Path, *more: str) -> tuple[int, str,
 
 
 def _to_parquet(source: Path, target: Path) -> None:
-    """The corpus as Parquet: good records only, tools as JSON text (as datasets often hold them)."""
+    """The corpus as Parquet: JSON records only, tools as JSON text (as datasets often hold it)."""
     rows = []
     for line in source.read_text(encoding="utf-8").splitlines():
         try:
@@ -266,9 +266,14 @@ def test_interrupt_leaves_no_output_and_says_how_far(
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path,
     )  # fmt: skip
     try:
-        part = lambda: any(p.endswith(".tmp") and os.path.getsize(tmp_path / p) > 0
-                           for p in os.listdir(tmp_path))  # fmt: skip
-        assert _wait_for(part, 60), "the job never started writing"
+
+        def writing() -> bool:
+            return any(
+                p.endswith(".tmp") and os.path.getsize(tmp_path / p) > 0
+                for p in os.listdir(tmp_path)
+            )
+
+        assert _wait_for(writing, 60), "the job never started writing"
         process.send_signal(sig)
         _, err = process.communicate(timeout=60)
     finally:

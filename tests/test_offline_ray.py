@@ -116,4 +116,3 @@ def test_rtc_parse_ray_refuses_an_existing_output_folder(corpus: Path, tmp_path:
          "--output", str(tmp_path), "--ray"],
     )  # fmt: skip
     assert done.exit_code == 2 and "already exists" in done.stderr
-

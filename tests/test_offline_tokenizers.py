@@ -21,7 +21,8 @@ from rtc.compiler.offline import hf_tokenizers  # noqa: E402
 
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<think>", "</think>", "<tool_call>", "</tool_call>"]
 TEXTS = [
-    '<think>\nhm\n</think>\n\nSure.<tool_call>\n{"name": "f", "arguments": {"n": "3"}}\n</tool_call><|im_end|>',
+    "<think>\nhm\n</think>\n\nSure.<tool_call>\n"
+    '{"name": "f", "arguments": {"n": "3"}}\n</tool_call><|im_end|>',
     "Plain answer.<|im_end|>",
     "<tool_call>\n{bad\n</tool_call><|im_end|>",
 ]

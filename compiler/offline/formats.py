@@ -89,18 +89,22 @@ class Encoded:
 # ---- readers -----------------------------------------------------------------------------------
 
 
+def _unreadable(path: str, exc: OSError) -> SourceError:
+    if isinstance(exc, FileNotFoundError):
+        return SourceError(f"{path}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return SourceError(f"{path}: is a folder, not a file")
+    return SourceError(f"{path}: cannot read: {exc.strerror or exc}")
+
+
 def open_jsonl(path: str) -> IO[bytes]:
     """The JSONL input opened for binary reading (stdin for ``-``)."""
     if path == STDIN:
         return sys.stdin.buffer
     try:
         return open(path, "rb")  # noqa: SIM115 -- read_jsonl closes it
-    except FileNotFoundError:
-        raise SourceError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SourceError(f"{path}: is a folder, not a file") from None
     except OSError as exc:
-        raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise _unreadable(path, exc) from None
 
 
 def read_jsonl(stream: IO[bytes], path: str, batch_size: int) -> Iterator[JsonlBatch]:
@@ -135,12 +139,8 @@ def open_parquet(path: str, fields: Fields) -> Any:
         raise SourceError("Parquet cannot be read from stdin: give a file")
     try:
         parquet = pa.parquet.ParquetFile(path)
-    except FileNotFoundError:
-        raise SourceError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SourceError(f"{path}: is a folder, not a file") from None
     except OSError as exc:
-        raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise _unreadable(path, exc) from None
     except (pa.ArrowException, ValueError) as exc:
         raise SourceError(f"{path}: not a Parquet file ({exc})") from None
     schema = parquet.schema_arrow
@@ -190,9 +190,8 @@ def _decode_jsonl(batch: JsonlBatch) -> tuple[list[Any], list[str | None]]:
 
 def _arrow_inputs(batch: ArrowBatch, fields: Fields) -> list[dict[str, Any]]:
     """The few values parsing needs from each row (never the whole row as Python objects)."""
-    names = [n for n in (fields.text, fields.prefix_field, fields.tools_field) if n is not None]
-    columns = {name: batch.batch.column(name).to_pylist() for name in names}
-    return [{name: columns[name][i] for name in names} for i in range(batch.batch.num_rows)]
+    columns = {name: batch.batch.column(name).to_pylist() for name in fields.names()}
+    return fields.inputs(columns, batch.batch.num_rows)
 
 
 def encode(

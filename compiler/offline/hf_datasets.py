@@ -39,14 +39,8 @@ class DatasetParser:
     def __call__(
         self, batch: dict[str, list[Any]], indices: list[int] | None = None
     ) -> dict[str, list[Any]]:
-        names = [
-            n
-            for n in (self.fields.text, self.fields.prefix_field, self.fields.tools_field)
-            if n is not None
-        ]
         size = len(next(iter(batch.values()))) if batch else 0
-        columns = {name: batch[name] for name in names if name in batch}
-        records = [{name: column[i] for name, column in columns.items()} for i in range(size)]
+        records = self.fields.inputs(batch, size)
         lines = [i + 1 for i in indices] if indices is not None else [0] * size
         messages, errors = parse_records(self.parser.module(), self.fields, records, lines)
         return {MESSAGE: messages, ERROR: errors}

@@ -71,13 +71,9 @@ class RayBatchParser:
         if LINE in table.column_names:  # JSONL lines read as text by run_file_job
             table, records, problems = _decode_lines(table)
         else:
-            names = [
-                n
-                for n in (self.fields.text, self.fields.prefix_field, self.fields.tools_field)
-                if n is not None and n in table.column_names
-            ]
+            names = [n for n in self.fields.names() if n in table.column_names]
             columns = {name: table.column(name).to_pylist() for name in names}
-            records = [{n: c[i] for n, c in columns.items()} for i in range(table.num_rows)]
+            records = self.fields.inputs(columns, table.num_rows)
         if self.row_field is not None:
             lines = [row + 1 for row in table.column(self.row_field).to_pylist()]
         else:

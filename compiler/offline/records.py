@@ -43,6 +43,15 @@ class Fields:
         if (self.prefix is None) == (self.prefix_field is None):
             raise ValueError("give exactly one of prefix (one for all) or prefix_field")
 
+    def names(self) -> list[str]:
+        """The fields parsing reads from each record."""
+        return [n for n in (self.text, self.prefix_field, self.tools_field) if n is not None]
+
+    def inputs(self, columns: dict[str, list[Any]], size: int) -> list[dict[str, Any]]:
+        """Per-row records of just the fields parsing reads, from columns of a batch."""
+        present = {name: columns[name] for name in self.names() if name in columns}
+        return [{name: column[i] for name, column in present.items()} for i in range(size)]
+
 
 class BadRecord(Exception):
     """Why one record cannot be parsed (it becomes that record's ``RecordError``)."""
