@@ -16,12 +16,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from . import corpus, files
-from .parsers import ParserRef
-from .records import Fields
+from rtc.compiler.offline import corpus, files
+from rtc.compiler.offline.parsers import ParserRef
+from rtc.compiler.offline.records import Fields
 
 FIELDS = Fields(prefix_field="prompt", tools_field="tools")
 TARGETS = {"rtc / reference": 3.0, "2 workers / 1 worker": 1.3}
+FULL = 10_000  # records per family
+QUICK = 2_000
 
 
 @dataclass(frozen=True)

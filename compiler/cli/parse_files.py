@@ -1,4 +1,7 @@
-"""The options of ``rtc parse --input`` (click), kept beside the job they configure."""
+"""``rtc parse --input``: a whole file of generations (the options; the job is in offline).
+
+``parse.py`` keeps the single-generation path and hands over here when ``--input`` is given.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,12 @@ from typing import Any
 
 import click
 
-from .command import FileJob
-from .files import DEFAULT_BATCH_SIZE
-from .records import Fields
+from rtc.compiler.offline.command import FileJob
+from rtc.compiler.offline.files import DEFAULT_BATCH_SIZE
+from rtc.compiler.offline.records import Fields
+from rtc.compiler.sources import read_text_file
+
+from .common import Failure, failing_as
 
 PARSING_FILES_HELP = """\b
 Parsing files (--input): every record of a JSONL or Parquet file (by extension: .parquet/.pq,
@@ -108,3 +114,34 @@ def file_job_from_options(
         batch_size=options["batch_size"],
         ray=options["ray"],
     )
+
+
+def run_file_job(
+    source: str | None,
+    prefix: str | None,
+    prefix_file: str | None,
+    unused: dict[str, Any],
+    options: dict[str, Any],
+) -> None:
+    """Run the job the options describe; every failure becomes one line (130 if interrupted)."""
+    from rtc.compiler.offline import command
+    from rtc.compiler.offline.files import JobFailed
+    from rtc.compiler.offline.formats import OutputError
+
+    given = [name for name, value in unused.items() if value]
+    if given:
+        raise click.UsageError(f"{', '.join(given)} cannot be used with --input")
+    with failing_as():
+        if prefix_file is not None:
+            prefix = read_text_file(prefix_file)
+        job = file_job_from_options(source, prefix, prefix_file is not None, options)
+    try:
+        with failing_as():
+            command.run(job)
+    except OutputError as exc:
+        raise Failure(str(exc)) from None
+    except JobFailed as exc:
+        failure = Failure(str(exc))
+        if exc.interrupted:
+            failure.exit_code = 130  # the shell's convention for a process stopped by Ctrl-C
+        raise failure from None
