@@ -10,8 +10,7 @@ from typing import Any
 
 import click
 
-from rtc.compiler.offline.command import FileJob
-from rtc.compiler.offline.files import DEFAULT_BATCH_SIZE
+from rtc.compiler.offline.command import DEFAULT_BATCH_SIZE, FileJob
 from rtc.compiler.offline.records import Fields
 from rtc.compiler.sources import read_text_file
 
@@ -126,7 +125,7 @@ def run_file_job(
     """Run the job the options describe; every failure becomes one line (130 if interrupted)."""
     from rtc.compiler.offline import command
     from rtc.compiler.offline.files import JobFailed
-    from rtc.compiler.offline.formats import OutputError
+    from rtc.compiler.offline.tables import OutputError
 
     given = [name for name, value in unused.items() if value]
     if given:
@@ -138,6 +137,10 @@ def run_file_job(
     try:
         with failing_as():
             command.run(job)
+    except KeyboardInterrupt:  # before the job started (reading or compiling the template)
+        failure = Failure("interrupted before any record was parsed; no output written")
+        failure.exit_code = 130
+        raise failure from None
     except OutputError as exc:
         raise Failure(str(exc)) from None
     except JobFailed as exc:

@@ -5,8 +5,13 @@ transformers) only when called, so ``import rtc.compiler.offline`` costs nothing
 
 - ``parsers``: which parser to use, named by catalogue name or template (picklable);
 - ``records``: one record in, one output record out (message or error, never lost);
-- ``formats``: JSONL and Parquet readers and writers, streamed in batches, written atomically;
-- ``files``: the ``rtc parse --input`` job (workers, progress, summary, interruption);
+- ``jsonl``, ``parquet``, ``tables``, ``output``: reading in batches, decoding, Arrow tables,
+  writing to temporary files renamed into place once complete;
+- ``batches``: one batch from what was read to what is written (where it is parsed);
+- ``files``: the ``rtc parse --input`` job (workers, progress, summary); ``interrupts``: its
+  clean stop on Ctrl-C or SIGTERM;
+- ``command``: the job as the CLI describes it (``--ray`` included);
+- ``corpus``: synthetic tool-calling generations for tests and ``rtc bench --batch``;
 - ``hf_datasets``: a function for ``datasets.Dataset.map(batched=True, num_proc=N)``;
 - ``ray_data``: a function for ``ray.data.Dataset.map_batches`` and the ``--ray`` file job;
 - ``hf_tokenizers``: compiled parsers for transformers tokenizers, and patching them.

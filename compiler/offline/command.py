@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
 
-from . import files
 from .parsers import ParserRef
 from .progress import Progress
 from .records import Fields
+
+DEFAULT_BATCH_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class FileJob:
     source: str | None = None  # a template file (or tokenizer config / folder)
     catalogue: str | None = None  # or a catalogue parser name
     workers: int = 1
-    batch_size: int = files.DEFAULT_BATCH_SIZE
+    batch_size: int = DEFAULT_BATCH_SIZE
     ray: str | None = None  # None: this machine; "" a local Ray; else a cluster address
 
 
@@ -49,6 +50,8 @@ def resolve_parser(source: str | None, catalogue: str | None) -> ParserRef:
 
 def run(job: FileJob) -> None:
     """Run the job, drawing progress on stderr and ending with the summary line."""
+    from . import files  # the process pool and the formats: only when a job runs
+
     parser = resolve_parser(job.source, job.catalogue)
     progress = Progress()
     if job.ray is not None:

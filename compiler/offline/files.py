@@ -15,28 +15,21 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from rtc.compiler.errors import SourceError
 
-from .formats import (
-    ArrowBatch,
-    Encoded,
-    JsonlBatch,
-    OutputError,
-    encode,
-    is_parquet,
-    open_jsonl,
-    open_parquet,
-    read_jsonl,
-    read_parquet,
-    writer_for,
-)
+from .batches import Encoded, encode
+from .command import DEFAULT_BATCH_SIZE
+from .interrupts import Interrupts
+from .jsonl import JsonlChunk, open_jsonl, read_chunks
+from .output import JsonlWriter
+from .parquet import ArrowBatch, ParquetWriter, is_parquet, open_parquet, read_parquet
 from .parsers import ParserRef
 from .progress import Counts, Progress
 from .records import Fields
+from .tables import OutputError
 
-DEFAULT_BATCH_SIZE = 1024
+Batch = JsonlChunk | ArrowBatch
 
 
 @dataclass(frozen=True)
@@ -47,7 +40,7 @@ class Job:
     fields: Fields
     parquet_out: bool
 
-    def run(self, batch: JsonlBatch | ArrowBatch) -> Encoded:
+    def run(self, batch: Batch) -> Encoded:
         return encode(self.parser.module(), self.fields, batch, self.parquet_out)
 
 
@@ -64,11 +57,15 @@ class JobFailed(Exception):
         self.interrupted = interrupted
 
 
-def _batches(path: str, fields: Fields, batch_size: int) -> Iterator[JsonlBatch | ArrowBatch]:
+def _batches(path: str, fields: Fields, batch_size: int) -> Iterator[Batch]:
     """Open the input now (so an unusable file fails before any output exists), read lazily."""
     if is_parquet(path):
         return read_parquet(open_parquet(path, fields), path, batch_size)
-    return read_jsonl(open_jsonl(path), path, batch_size)
+    return read_chunks(open_jsonl(path), path, batch_size)
+
+
+def writer_for(path: str) -> JsonlWriter | ParquetWriter:
+    return ParquetWriter(path) if is_parquet(path) else JsonlWriter(path)
 
 
 def run(
@@ -84,90 +81,86 @@ def run(
     """Parse every record of ``input_path`` into ``output_path``; the counts of what was done.
 
     Raises ``SourceError`` for an unusable input and ``OutputError`` for an unwritable output
-    before anything is parsed; :class:`JobFailed` when the job stops part way.
+    before anything is parsed; :class:`JobFailed` when the job stops part way. Ctrl-C and SIGTERM
+    stop it the same way (``interrupts``).
     """
     job = Job(parser, fields, is_parquet(output_path))
     batches = _batches(input_path, fields, batch_size)
-    writer = writer_for(output_path)
     counts = Counts()
-    try:
-        with _terminate_as_interrupt():
-            results = _serial(job, batches) if workers <= 1 else _parallel(job, batches, workers)
-            for encoded in results:
-                writer.write(encoded.payload)
-                counts.add(encoded.records, encoded.errors, encoded.bad, encoded.last_line)
+    with Interrupts() as interrupts:
+        try:
+            writer = writer_for(output_path)
+            try:
+                with _parsed(job, batches, workers) as results:
+                    for encoded in results:
+                        writer.write(encoded.payload)
+                        counts.add(encoded.records, encoded.errors, encoded.bad, encoded.last_line)
+                        if progress is not None:
+                            progress.update(counts)
+                writer.finish()
+                interrupts.hold()  # only the rename is left: once it is done, the job is done
+                writer.commit()
+            except BaseException:
+                interrupts.hold()
+                writer.abort()
+                raise
+            finally:
                 if progress is not None:
-                    progress.update(counts)
-            writer.commit()
-    except KeyboardInterrupt:
-        writer.abort()
-        raise JobFailed("interrupted", counts, interrupted=True) from None
-    except Exception as exc:
-        writer.abort()
-        reason = str(exc) if isinstance(exc, (SourceError, OutputError)) else repr(exc)
-        raise JobFailed(reason, counts) from exc
-    except BaseException:
-        writer.abort()
-        raise
-    finally:
-        if progress is not None:
-            progress.clear()
+                    progress.clear()
+        except KeyboardInterrupt:
+            raise JobFailed("interrupted", counts, interrupted=True) from None
+        except (SourceError, OutputError) as exc:
+            raise JobFailed(str(exc), counts) from exc
+        except Exception as exc:
+            raise JobFailed(repr(exc), counts) from exc
+        finally:
+            batches.close()  # here, in this thread (not whenever the garbage collector runs)
     return counts
 
 
-def _serial(job: Job, batches: Iterator[JsonlBatch | ArrowBatch]) -> Iterator[Encoded]:
-    for batch in batches:
-        yield job.run(batch)
+@contextmanager
+def _parsed(job: Job, batches: Iterator[Batch], workers: int) -> Iterator[Iterator[Encoded]]:
+    """The encoded batches in input order; worker processes end with the block, whatever ends it.
 
-
-_WORKER_JOB: Job | None = None
-
-
-def _start_worker(job: Job) -> None:
-    # Ctrl-C reaches the whole process group: the parent decides, workers keep quiet.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    global _WORKER_JOB
-    _WORKER_JOB = job
-    job.parser.module()  # compile or import once, before the first batch
-
-
-def _run_in_worker(batch: JsonlBatch | ArrowBatch) -> Encoded:
-    assert _WORKER_JOB is not None
-    return _WORKER_JOB.run(batch)
-
-
-def _parallel(
-    job: Job, batches: Iterator[JsonlBatch | ArrowBatch], workers: int
-) -> Iterator[Encoded]:
-    """Results in input order, with at most two batches per worker in flight."""
+    The pool belongs to this block, not to a generator: a generator left suspended by an
+    exception would shut its pool down whenever it is collected, possibly from the pool's own
+    thread (which cannot join itself).
+    """
+    if workers <= 1:
+        yield (job.run(batch) for batch in batches)
+        return
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(job,))
     pending: deque[Future[Encoded]] = deque()
-    try:
+
+    def in_order() -> Iterator[Encoded]:
         for batch in batches:
             pending.append(pool.submit(_run_in_worker, batch))
             if len(pending) >= 2 * workers:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+
+    try:
+        yield in_order()
     finally:
         for future in pending:
             future.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM stops the job like Ctrl-C does (cleanly), in the main thread."""
+_WORKER_JOB: Job | None = None
 
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
 
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+def _start_worker(job: Job) -> None:
+    # Ctrl-C reaches the whole process group: the parent decides, workers keep quiet. SIGTERM
+    # ends a worker like any process (the parent reports a lost worker as the job's failure).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    global _WORKER_JOB
+    _WORKER_JOB = job
+    job.parser.module()  # compile or import once, before the first batch
+
+
+def _run_in_worker(batch: Batch) -> Encoded:
+    assert _WORKER_JOB is not None
+    return _WORKER_JOB.run(batch)

@@ -25,10 +25,11 @@ import logging
 import os
 import shutil
 import tempfile
-import warnings
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from . import jsonl, tables
 from .parsers import ParserRef
 from .progress import Counts, Progress
 from .records import ERROR, MESSAGE, RECORD_ERROR, Fields, parse_records
@@ -69,17 +70,21 @@ class RayBatchParser:
 
         problems: list[str | None] | None = None
         if LINE in table.column_names:  # JSONL lines read as text by run_file_job
-            table, records, problems = _decode_lines(table)
+            raw = table.column(LINE).to_pylist()
+            keep = [i for i, line in enumerate(raw) if line.strip()]  # a blank line: no record
+            lines = [raw[i].encode("utf-8") for i in keep]
+            table = table.take(pa.array(keep, type=pa.int64())).drop_columns([LINE])
+            records, problems = jsonl.decode_lines(lines, self.fields.tools_field)
         else:
             names = [n for n in self.fields.names() if n in table.column_names]
             columns = {name: table.column(name).to_pylist() for name in names}
             records = self.fields.inputs(columns, table.num_rows)
         if self.row_field is not None:
-            lines = [row + 1 for row in table.column(self.row_field).to_pylist()]
+            numbers = [row + 1 for row in table.column(self.row_field).to_pylist()]
         else:
-            lines = [0] * table.num_rows
+            numbers = [0] * table.num_rows
         messages, errors = parse_records(
-            self.parser.module(), self.fields, records, lines, problems
+            self.parser.module(), self.fields, records, numbers, problems
         )
         if problems is not None:
             table = _with_record_fields(table, records, errors)
@@ -91,38 +96,56 @@ class RayBatchParser:
         return table
 
 
-def _decode_lines(table: Any) -> tuple[Any, list[Any], list[str | None]]:
-    """JSONL lines read as text: blank ones dropped, the others decoded."""
-    import pyarrow as pa
-
-    raw = table.column(LINE).to_pylist()
-    keep = [i for i, line in enumerate(raw) if line.strip()]
-    records: list[Any] = []
-    problems: list[str | None] = []
-    for i in keep:
-        try:
-            records.append(json.loads(raw[i]))
-            problems.append(None)
-        except ValueError as exc:
-            records.append(None)
-            problems.append(f"not a JSON record ({exc})")
-    return table.take(pa.array(keep, type=pa.int64())).drop_columns([LINE]), records, problems
-
-
 def _with_record_fields(table: Any, records: list[Any], errors: list[Any]) -> Any:
     """The decoded records' fields as columns (first-seen order), then ``table``'s own."""
-    from .formats import _table
-
-    rows = [r if isinstance(r, dict) else {} for r in records]
     bad = [i for i, e in enumerate(errors) if e is not None and e["type"] == RECORD_ERROR]
-    fields = _table(rows, bad)
-    if fields.num_columns == 0:
-        return table
+    fields = tables.fields_table(records, bad)
     for name in table.column_names:
         if name in fields.column_names:
             fields = fields.drop_columns([name])
         fields = fields.append_column(name, table.column(name))
     return fields
+
+
+def _numbered(block: Any, first: int) -> Any:
+    """A block of the input with the 0-based ``row`` of each of its rows (a Ray task)."""
+    import pyarrow as pa
+
+    rows = pa.array(range(first, first + block.num_rows), type=pa.int64())
+    return block.append_column(ROW, rows)
+
+
+def _num_rows(block: Any) -> int:
+    return int(block.num_rows)
+
+
+def _with_rows(ray: Any, ds: Any) -> tuple[Any, int]:
+    """``ds`` with each row's position in it, and its number of rows.
+
+    The input is materialized as Arrow blocks in input order (``preserve_order``); the rows
+    before each block are counted (a tiny task per block), and each block is numbered from
+    there by a task of its own. Nothing but the counts comes to the driver, and nothing here
+    depends on ``Dataset.zip`` (deprecated in recent Ray).
+    """
+    blocks = ds.to_arrow_refs()
+    sizes = ray.get([ray.remote(_num_rows).remote(block) for block in blocks])
+    firsts = [0, *accumulate(sizes)]
+    number = ray.remote(_numbered)
+    numbered = [number.remote(block, first) for block, first in zip(blocks, firsts, strict=False)]
+    return ray.data.from_arrow_refs(numbered), firsts[-1]
+
+
+def _check_input(input_path: str, fields: Fields) -> None:
+    """A local input is checked here first, so that an unusable one is the usual one error."""
+    from .jsonl import open_jsonl
+    from .parquet import is_parquet, open_parquet
+
+    if "://" in input_path or os.path.isdir(input_path):
+        return  # a folder of parts, or a remote store: Ray reads it and says what is wrong
+    if is_parquet(input_path):
+        open_parquet(input_path, fields)
+    else:
+        open_jsonl(input_path).close()
 
 
 def run_file_job(
@@ -142,21 +165,18 @@ def run_file_job(
     """
     import ray
 
-    from rtc.compiler.errors import SourceError
-
     from .files import JobFailed
-    from .formats import OutputError, is_parquet
+    from .parquet import is_parquet
+    from .tables import OutputError
 
     local = "://" not in output_path
     if local and os.path.exists(output_path):
         raise OutputError(f"{output_path}: already exists (Ray writes a new folder of parts)")
-    if local and not os.path.isfile(input_path):
-        raise SourceError(f"{input_path}: no such file")
+    _check_input(input_path, fields)
     if not ray.is_initialized():
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     context = ray.data.DataContext.get_current()
-    # Rows are numbered by zipping with a range, which is only right when Ray keeps the order.
-    context.execution_options.preserve_order = True
+    context.execution_options.preserve_order = True  # blocks in input order, for the numbering
     context.enable_progress_bars = False
     context.print_on_execution_start = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)
@@ -168,10 +188,7 @@ def run_file_job(
         else:
             ds = ray.data.read_text(input_path, drop_empty_lines=False)
             ds = ds.rename_columns({"text": LINE})
-        records_in = ds.count()
-        with warnings.catch_warnings():  # deprecated from Ray 2.64 on; exact with preserve_order
-            warnings.simplefilter("ignore", DeprecationWarning)
-            ds = ds.zip(ray.data.range(records_in).rename_columns({"id": ROW}))
+        ds, records_in = _with_rows(ray, ds)
         parse = RayBatchParser(parser, row_field=ROW, **_field_args(fields))
         ds.map_batches(parse, batch_format="pyarrow").write_parquet(target)
         out = ray.data.read_parquet(target).select_columns([ERROR])
@@ -184,14 +201,26 @@ def run_file_job(
         if local:
             os.rename(target, output_path)
     except KeyboardInterrupt:
-        shutil.rmtree(target, ignore_errors=True)
+        _remove(target, local)
         raise JobFailed("interrupted", counts, interrupted=True) from None
-    except BaseException as exc:
-        shutil.rmtree(target, ignore_errors=True)
-        if isinstance(exc, Exception):
-            raise JobFailed(repr(exc), counts) from exc
+    except Exception as exc:
+        _remove(target, local)
+        raise JobFailed(_first_line(exc), counts) from exc
+    except BaseException:
+        _remove(target, local)
         raise
     return counts, records_in
+
+
+def _remove(target: str, local: bool) -> None:
+    if local:
+        shutil.rmtree(target, ignore_errors=True)
+
+
+def _first_line(exc: BaseException) -> str:
+    """Ray's errors carry a remote traceback: the CLI says their first line."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
 def _temporary_folder(path: str) -> str:

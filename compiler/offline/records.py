@@ -81,18 +81,28 @@ def _json_type(value: Any) -> str:
     )
 
 
+_TOOLS_TEXTS: dict[str, Any] = {}
+"""Tools given as JSON text, decoded once per distinct text (most records repeat one)."""
+
+
 def _tools(record: dict[str, Any], name: str) -> Any:
     """A record's tools: a list of schemas, the same as JSON text, or null / absent for none."""
     value = record.get(name)
     if value is None or isinstance(value, list):
         return value
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError as exc:
-            raise BadRecord(f"field {name!r} (tools) is not JSON: {exc}") from None
-        if value is None or isinstance(value, list):
-            return value
+        decoded = _TOOLS_TEXTS.get(value)
+        if decoded is None:
+            try:
+                decoded = json.loads(value)
+            except ValueError as exc:
+                raise BadRecord(f"field {name!r} (tools) is not JSON: {exc}") from None
+            if len(_TOOLS_TEXTS) >= 64:
+                _TOOLS_TEXTS.clear()
+            _TOOLS_TEXTS[value] = decoded
+        if decoded is None or isinstance(decoded, list):
+            return decoded
+        value = decoded
     raise BadRecord(f"field {name!r} (tools) is {_json_type(value)}, not an array")
 
 
