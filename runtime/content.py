@@ -72,7 +72,7 @@ def _park_delimited(text: str, opener: Any, closer: Any, parked: list[str]) -> s
         parked.append(match.group(1))
         return f"{_PARK_OPEN}{len(parked) - 1}{_PARK_CLOSE}"
 
-    return regex.sub(pattern, park, text, flags=regex.DOTALL)
+    return _dotall(pattern).sub(park, text)
 
 
 def parse_json(body: str, args: Any) -> Any:
@@ -125,10 +125,31 @@ def _parse_value(raw: Any, value_parser: Any) -> Any:
     return parse_content(raw, name, sub_args)
 
 
+_COMPILED_DOTALL: dict[str, Any] = {}
+
+
+def _dotall(pattern: Any) -> Any:
+    """``regex.compile(pattern, regex.DOTALL)``, kept per pattern string.
+
+    The same as ``regex.finditer(pattern, ..., flags=regex.DOTALL)`` on every call (an invalid
+    pattern raises the ``regex`` module's own error each time: only compiled ones are kept),
+    without the module-level cache lookup, which costs more than a short match.
+    """
+    if type(pattern) is not str:
+        return regex.compile(pattern, regex.DOTALL)
+    compiled = _COMPILED_DOTALL.get(pattern)
+    if compiled is None:
+        compiled = regex.compile(pattern, regex.DOTALL)
+        if len(_COMPILED_DOTALL) >= 256:
+            _COMPILED_DOTALL.clear()
+        _COMPILED_DOTALL[pattern] = compiled
+    return compiled
+
+
 def parse_xml_inline(body: str, args: Any) -> Any:
     """Dict of ``key`` → ``value`` from every non-overlapping ``tag_pattern`` match.
 
-    The pattern is compiled on every call (with DOTALL), so an invalid pattern raises the
+    The pattern is compiled with DOTALL when first used, so an invalid pattern raises the
     ``regex`` module's own error class, which is not a ValueError.
     """
     tag_pattern = args.get("tag_pattern")
@@ -138,7 +159,7 @@ def parse_xml_inline(body: str, args: Any) -> Any:
     merge_duplicates = args.get("merge_duplicates", False)
 
     result: dict[str, Any] = {}
-    for match in regex.finditer(tag_pattern, body, flags=regex.DOTALL):
+    for match in _dotall(tag_pattern).finditer(body):
         groups = match.groupdict()
         key = groups.get("key")
         if key is None:

@@ -7,7 +7,9 @@ fuses tokens back into text, saved with ``save_pretrained`` and loaded with
 
 from __future__ import annotations
 
+import inspect
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,11 @@ def _same(got: Any, want: Any) -> bool:
     return got == want
 
 
+def _parameters(method: Any) -> list[tuple[str, Any, Any]]:
+    """Names, kinds and defaults (annotations differ: transformers names numpy and torch)."""
+    return [(p.name, p.kind, p.default) for p in inspect.signature(method).parameters.values()]
+
+
 def test_parser_for_a_tokenizer_and_a_folder(folder: Path) -> None:
     tokenizer = _load(folder)
     assert tokenizer.decode(tokenizer.encode(TEXTS[0])) == TEXTS[0]  # the decoder fuses
@@ -113,10 +120,22 @@ def test_patched_parse_response_answers_like_5_23_0(folder: Path) -> None:
         want = _outcome(lambda: reference.parse_response(*args, **kwargs))  # noqa: B023
         got = _outcome(lambda: patched.parse_response(*args, **kwargs))  # noqa: B023
         assert _same(got, want), (args, kwargs, got, want)
-    # really answered by rtc, and undone by restore()
+    # really answered by rtc, with the same signature, and undone by restore()
     assert patched.parse_response.__func__ is hf_tokenizers._parse_response
+    for name in ("parse_response", "get_response_parser"):
+        assert _parameters(getattr(patched, name)) == _parameters(getattr(reference, name))
     hf_tokenizers.restore(patched)
     assert patched.parse_response.__func__ is type(patched).parse_response
+
+
+def test_a_patched_tokenizer_pickles_and_stays_patched(folder: Path) -> None:
+    patched = hf_tokenizers.use_rtc(_load(folder), model_type="qwen3")
+    copy = pickle.loads(pickle.dumps(patched))
+    assert copy.parse_response.__func__ is hf_tokenizers._parse_response
+    assert copy.parse_response.__self__ is copy
+    assert copy.parse_response(TEXTS[0], prefix=PROMPT) == patched.parse_response(
+        TEXTS[0], prefix=PROMPT
+    )
 
 
 def test_patched_get_response_parser_streams_like_5_23_0(folder: Path) -> None:

@@ -7,6 +7,9 @@ is parsed (this process, or a worker), so a worker sends back only bytes or Arro
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -26,12 +29,39 @@ class Encoded:
     errors: int
     bad: int
     last_line: int
+    consumed: int  # of the input: bytes of JSONL, rows of Parquet (for the progress line)
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """The cyclic garbage collector off for one batch.
+
+    A batch allocates tens of thousands of containers (decoded records, messages, tool calls),
+    none of them in a reference cycle: reference counting frees them all, and the collector,
+    triggered every few hundred allocations, would only walk them (and, now and then, the whole
+    heap) for nothing: about a tenth of a batch's time. A cycle made meanwhile is collected by
+    the next collection after the batch.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def encode(
     module: ModuleType, fields: Fields, batch: JsonlChunk | ArrowBatch, parquet_out: bool
 ) -> Encoded:
     """Parse one batch and encode it for the writer: JSON lines (bytes) or an Arrow table."""
+    with _without_cycle_collection():
+        return _encode(module, fields, batch, parquet_out)
+
+
+def _encode(
+    module: ModuleType, fields: Fields, batch: JsonlChunk | ArrowBatch, parquet_out: bool
+) -> Encoded:
     if isinstance(batch, JsonlChunk):
         lines, numbers = jsonl.split_lines(batch)
         records, problems = jsonl.decode_lines(lines, fields.tools_field)
@@ -44,6 +74,7 @@ def encode(
         last_line = batch.first_line + batch.data.count(b"\n") - 1
         if batch.data and not batch.data.endswith(b"\n"):
             last_line += 1  # a last line without its line break
+        consumed = len(batch.data)
     else:
         numbers = list(range(batch.first, batch.first + len(batch)))
         inputs = _arrow_inputs(batch, fields)
@@ -57,9 +88,10 @@ def encode(
                 row[ERROR] = error
             payload = jsonl.encode_rows(rows)
         last_line = numbers[-1] if numbers else batch.first - 1
+        consumed = len(batch)
     failed = sum(e is not None for e in errors)
     bad = sum(e is not None and e["type"] == RECORD_ERROR for e in errors)
-    return Encoded(payload, len(numbers), failed, bad, last_line)
+    return Encoded(payload, len(numbers), failed, bad, last_line, consumed)
 
 
 def _arrow_inputs(batch: ArrowBatch, fields: Fields) -> list[dict[str, Any]]:

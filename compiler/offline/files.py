@@ -9,6 +9,7 @@ stays as it was), and :class:`JobFailed` says how far the job got.
 
 from __future__ import annotations
 
+import os
 import signal
 from collections import deque
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from rtc.compiler.errors import SourceError
 from .batches import Encoded, encode
 from .command import DEFAULT_BATCH_SIZE
 from .interrupts import Interrupts
-from .jsonl import JsonlChunk, open_jsonl, read_chunks
+from .jsonl import STDIN, JsonlChunk, open_jsonl, read_chunks
 from .output import JsonlWriter
 from .parquet import ArrowBatch, ParquetWriter, is_parquet, open_parquet, read_parquet
 from .parsers import ParserRef
@@ -57,11 +58,20 @@ class JobFailed(Exception):
         self.interrupted = interrupted
 
 
-def _batches(path: str, fields: Fields, batch_size: int) -> Iterator[Batch]:
-    """Open the input now (so an unusable file fails before any output exists), read lazily."""
+def _batches(path: str, fields: Fields, batch_size: int) -> tuple[Iterator[Batch], int | None]:
+    """Open the input now (so an unusable file fails before any output exists), read lazily.
+
+    Also its size for the progress line: rows of Parquet, bytes of a JSONL file (not stdin).
+    """
     if is_parquet(path):
-        return read_parquet(open_parquet(path, fields), path, batch_size)
-    return read_chunks(open_jsonl(path), path, batch_size)
+        parquet = open_parquet(path, fields)
+        return read_parquet(parquet, path, batch_size), parquet.metadata.num_rows
+    stream = open_jsonl(path)
+    try:
+        size: int | None = os.fstat(stream.fileno()).st_size if path != STDIN else None
+    except OSError:
+        size = None
+    return read_chunks(stream, path, batch_size), size or None
 
 
 def writer_for(path: str) -> JsonlWriter | ParquetWriter:
@@ -85,8 +95,8 @@ def run(
     stop it the same way (``interrupts``).
     """
     job = Job(parser, fields, is_parquet(output_path))
-    batches = _batches(input_path, fields, batch_size)
-    counts = Counts()
+    batches, total = _batches(input_path, fields, batch_size)
+    counts = Counts(total=total)
     with Interrupts() as interrupts:
         try:
             writer = writer_for(output_path)
@@ -94,7 +104,13 @@ def run(
                 with _parsed(job, batches, workers) as results:
                     for encoded in results:
                         writer.write(encoded.payload)
-                        counts.add(encoded.records, encoded.errors, encoded.bad, encoded.last_line)
+                        counts.add(
+                            encoded.records,
+                            encoded.errors,
+                            encoded.bad,
+                            encoded.last_line,
+                            encoded.consumed,
+                        )
                         if progress is not None:
                             progress.update(counts)
                 writer.finish()

@@ -25,6 +25,7 @@ original method. transformers itself is never imported here.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import threading
@@ -34,7 +35,8 @@ from typing import Any
 
 _COMPILED: dict[str, types.ModuleType] = {}
 _LOCK = threading.Lock()
-_ORIGINALS = "_rtc_original_methods"
+_MODEL_TYPE = "_rtc_model_type"
+"""Set on a tokenizer by :func:`use_rtc`: the catalogue fallback's model type (or ``None``)."""
 
 
 def compiled(template: dict[str, Any]) -> types.ModuleType:
@@ -128,11 +130,11 @@ def _parse_response(
     tools: list[Any] | None = None,
 ) -> Any:
     """``PreTrainedTokenizerBase.parse_response`` of transformers 5.23.0, parsed by rtc."""
-    original, _, model_type = getattr(self, _ORIGINALS)
+    model_type = getattr(self, _MODEL_TYPE, None)
     if schema is None:
         schema = getattr(self, "response_template", None)
     if schema is not None and not isinstance(schema, dict):
-        return original(response, schema, prefix=prefix, tools=tools)
+        return type(self).parse_response(self, response, schema, prefix=prefix, tools=tools)
     if schema is None:
         module = _fallback(self, model_type, "for parsing chat responses")
     if prefix is None:
@@ -159,12 +161,12 @@ def _get_response_parser(
     tools: list[Any] | None = None,
 ) -> Any:
     """``PreTrainedTokenizerBase.get_response_parser`` of 5.23.0, returning rtc's parser."""
-    _, original, model_type = getattr(self, _ORIGINALS)
+    model_type = getattr(self, _MODEL_TYPE, None)
     template = response_template
     if template is None:
         template = getattr(self, "response_template", None)
     if template is not None and not isinstance(template, dict):
-        return original(response_template, prefix=prefix, tools=tools)
+        return type(self).get_response_parser(self, response_template, prefix=prefix, tools=tools)
     if template is None:
         module = _fallback(self, model_type, "to build a response parser from")
     if prefix is not None and not isinstance(prefix, str):
@@ -176,28 +178,62 @@ def _get_response_parser(
     return module.ResponseParser(prefix, tools=tools)
 
 
+_METHODS = {"parse_response": _parse_response, "get_response_parser": _get_response_parser}
+
+
+class _RtcMethod:
+    """One tokenizer's ``parse_response`` or ``get_response_parser``, answered by rtc.
+
+    A callable rather than a bound method so that a patched tokenizer pickles (``datasets``
+    with ``num_proc``, spawned workers) and comes back patched: it pickles as the tokenizer and
+    the method's name. ``inspect.signature`` shows the method's own signature.
+    """
+
+    __slots__ = ("__self__", "name")
+
+    def __init__(self, tokenizer: Any, name: str) -> None:
+        self.__self__ = tokenizer
+        self.name = name
+
+    @property
+    def __func__(self) -> Any:
+        return _METHODS[self.name]
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        signature = inspect.signature(self.__func__)
+        return signature.replace(parameters=list(signature.parameters.values())[1:])
+
+    @property
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return self.__func__.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__func__(self.__self__, *args, **kwargs)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, str]]:
+        return _RtcMethod, (self.__self__, self.name)
+
+    def __repr__(self) -> str:
+        return f"<rtc {self.name} of {type(self.__self__).__name__}>"
+
+
 def use_rtc(tokenizer: Any, *, model_type: str | None = None) -> Any:
     """Make this tokenizer's ``parse_response`` / ``get_response_parser`` use rtc; returns it.
 
     ``model_type``: when the tokenizer has no ``response_template``, use the catalogue parser
     for this model type (as ``transformers serve`` falls back) instead of raising
-    ``AttributeError``. :func:`restore` undoes the patch.
+    ``AttributeError``. Only this object is patched (not its class); the patch survives
+    pickling. :func:`restore` undoes it.
     """
-    if not hasattr(tokenizer, _ORIGINALS):
-        originals = (tokenizer.parse_response, tokenizer.get_response_parser, model_type)
-        setattr(tokenizer, _ORIGINALS, originals)
-    else:
-        parse, get, _ = getattr(tokenizer, _ORIGINALS)
-        setattr(tokenizer, _ORIGINALS, (parse, get, model_type))
-    tokenizer.parse_response = types.MethodType(_parse_response, tokenizer)
-    tokenizer.get_response_parser = types.MethodType(_get_response_parser, tokenizer)
+    setattr(tokenizer, _MODEL_TYPE, model_type)
+    for name in _METHODS:
+        setattr(tokenizer, name, _RtcMethod(tokenizer, name))
     return tokenizer
 
 
 def restore(tokenizer: Any) -> Any:
     """Undo :func:`use_rtc` on this tokenizer object."""
-    if hasattr(tokenizer, _ORIGINALS):
-        delattr(tokenizer, _ORIGINALS)
-        for name in ("parse_response", "get_response_parser"):
-            vars(tokenizer).pop(name, None)
+    for name in (*_METHODS, _MODEL_TYPE):
+        vars(tokenizer).pop(name, None)
     return tokenizer

@@ -90,7 +90,7 @@ _SENTINEL_TEXT = json.dumps(_SENTINEL).encode("ascii")  # b'"\\u0000rtc: tools"'
 _NUL = b"\\u0000"  # the only way JSON text can hold U+0000 (it cannot appear raw in a string)
 _RAW_DECODER = json.JSONDecoder()
 _MEMO_SIZE = 4
-_LEARNING_MISSES = 16  # per chunk: stop learning when the memo keeps missing (tools all differ)
+_LEARNING_MISSES = 16  # per chunk: stop learning when tools keep missing (they all differ)
 
 
 class ToolsMemo:
@@ -115,7 +115,8 @@ class ToolsMemo:
 
     def __init__(self, field: str) -> None:
         self.field = field
-        self._keys = [json.dumps(field).encode(), json.dumps(field, ensure_ascii=False).encode()]
+        keys = (json.dumps(field).encode(), json.dumps(field, ensure_ascii=False).encode())
+        self._keys = list(dict.fromkeys(keys))  # the key as JSON text (escaped or not)
         self._known: dict[bytes, Any] = {}  # raw text -> decoded value, most recent hit last
         self._misses = 0
 
@@ -125,27 +126,39 @@ class ToolsMemo:
     def loads(self, line: bytes) -> Any:
         """``json.loads(line)``, faster when the line's tools text is a known one."""
         if self._known and _NUL not in line:
-            for raw, value in reversed(self._known.items()):
-                start = line.find(raw)
-                if start < 0:
-                    continue
+            hit = self._find(line)
+            if hit is not None:
+                start, raw = hit
                 shortened = line[:start] + _SENTINEL_TEXT + line[start + len(raw) :]
                 try:
                     record = json.loads(shortened)
                 except ValueError:
-                    break
+                    record = None
                 if isinstance(record, dict) and record.get(self.field) == _SENTINEL:
-                    record[self.field] = value
-                    self._known[raw] = self._known.pop(raw)  # most recent hit: tried first
+                    record[self.field] = value = self._known.pop(raw)
+                    self._known[raw] = value  # the most recent hit is tried first
                     return record
-                break
         record = json.loads(line)
-        self._misses += 1
-        if self._misses <= _LEARNING_MISSES and isinstance(record, dict):
+        if isinstance(record, dict):
             value = record.get(self.field)
             if isinstance(value, (list, dict, str)) and value:
-                self._learn(line, value)
+                self._misses += 1
+                if self._misses <= _LEARNING_MISSES:
+                    self._learn(line, value)
         return record
+
+    def _find(self, line: bytes) -> tuple[int, bytes] | None:
+        """Where a known raw text follows the field's key in ``line`` (the first such place)."""
+        for key in self._keys:
+            at = line.find(key)
+            while at >= 0:
+                start = _value_start(line, at + len(key))
+                if start is not None:
+                    for raw in reversed(self._known):
+                        if line.startswith(raw, start):
+                            return start, raw
+                at = line.find(key, at + 1)
+        return None
 
     def _learn(self, line: bytes, value: Any) -> None:
         """Find the raw text of ``value`` after the field's key in ``line`` and remember it."""
@@ -163,21 +176,30 @@ class ToolsMemo:
                 at = line.find(key, at + 1)
 
 
-def _value_after(line: bytes, at: int, value: Any) -> tuple[bytes, Any] | None:
-    """The raw JSON text after ``:`` at ``at`` in ``line`` and its value, if it is an array,
-    object or string equal to ``value``."""
+_SPACE = b" \t\r\n"
+
+
+def _value_start(line: bytes, at: int) -> int | None:
+    """Where the value starts if ``line[at:]`` is ``: value`` (JSON whitespace allowed)."""
     end = len(line)
-    while at < end and line[at] in b" \t\r\n":
+    while at < end and line[at] in _SPACE:
         at += 1
-    if at >= end or line[at] != ord(":"):
+    if at >= end or line[at] != 58:  # ":"
         return None
     at += 1
-    while at < end and line[at] in b" \t\r\n":
+    while at < end and line[at] in _SPACE:
         at += 1
-    if at >= end or line[at] not in b'[{"':
+    return at if at < end else None
+
+
+def _value_after(line: bytes, at: int, value: Any) -> tuple[bytes, Any] | None:
+    """The raw JSON text of the value after ``:`` at ``at`` in ``line``, and its value, if it
+    is an array, object or string (self-delimiting) equal to ``value``."""
+    start = _value_start(line, at)
+    if start is None or line[start] not in b'[{"':
         return None
     try:
-        text = line[at:].decode("utf-8")
+        text = line[start:].decode("utf-8")
         decoded, stop = _RAW_DECODER.raw_decode(text)
     except ValueError:
         return None

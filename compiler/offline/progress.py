@@ -16,13 +16,21 @@ class Counts:
     errors: int = 0
     bad: int = 0
     last_line: int = 0
+    consumed: int = 0  # of the input, in the unit of ``total`` (bytes of JSONL, Parquet rows)
+    total: int | None = None  # the input's size, when known (not for stdin)
     started: float = field(default_factory=time.perf_counter)
 
-    def add(self, records: int, errors: int, bad: int, last_line: int) -> None:
+    def add(self, records: int, errors: int, bad: int, last_line: int, consumed: int = 0) -> None:
         self.records += records
         self.errors += errors
         self.bad += bad
         self.last_line = max(self.last_line, last_line)
+        self.consumed += consumed
+
+    def fraction(self) -> float | None:
+        if not self.total:
+            return None
+        return min(self.consumed / self.total, 1.0)
 
     @property
     def seconds(self) -> float:
@@ -32,8 +40,15 @@ class Counts:
         return self.records / max(self.seconds, 1e-9)
 
 
+BAR = 24
+"""Width of the bar drawn on a terminal."""
+
+
 class Progress:
     """Redraws one line (``\\r``) on a terminal; elsewhere prints a line every ``every`` seconds.
+
+    The line says how much of the input is done (when its size is known), records so far,
+    records per second and errors so far.
 
     ``every=None`` on a non-terminal prints nothing until the summary (logs stay short).
     """
@@ -53,9 +68,14 @@ class Progress:
             return
         self._last = now
         line = (
-            f"rtc: {counts.records:,} records, {counts.rate():,.0f}/s, "
-            f"{counts.errors:,} errors so far"
+            f"{counts.records:,} records, {counts.rate():,.0f}/s, {counts.errors:,} errors so far"
         )
+        fraction = counts.fraction()
+        if fraction is not None:
+            done = round(fraction * BAR)
+            bar = f"[{'#' * done}{'.' * (BAR - done)}] " if self.tty else ""
+            line = f"{bar}{fraction:4.0%} {line}"
+        line = "rtc: " + line
         if self.tty:
             self.stream.write("\r\x1b[2K" + line)
             self._drawn = True

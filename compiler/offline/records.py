@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from rtc.runtime.batch import parse_each
+from rtc.runtime.batch import failure
 
 RECORD_ERROR = "RecordError"
 """The error type of a record that could not be read (not JSON, a field missing or mistyped)."""
@@ -106,6 +106,10 @@ def _tools(record: dict[str, Any], name: str) -> Any:
     raise BadRecord(f"field {name!r} (tools) is {_json_type(value)}, not an array")
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` without building an encoder per call."""
+
+
 def openai_arguments(message: dict[str, Any]) -> dict[str, Any]:
     """``message`` with each tool call's ``function.arguments`` as a JSON string (in place)."""
     calls = message.get("tool_calls")
@@ -117,8 +121,19 @@ def openai_arguments(message: dict[str, Any]) -> dict[str, Any]:
             if isinstance(function, dict) and "arguments" in function:
                 arguments = function["arguments"]
                 if not isinstance(arguments, str):
-                    function["arguments"] = json.dumps(arguments, ensure_ascii=False)
+                    function["arguments"] = _ENCODE(arguments)
     return message
+
+
+def _inputs(record: Any, fields: Fields) -> tuple[str, str, Any]:
+    """The text, prefix and tools of a record; ``BadRecord`` says what is wrong with it."""
+    text = _field(record, fields.text, "the generation")
+    if fields.prefix_field is None:
+        prefix = fields.prefix
+    else:
+        prefix = _field(record, fields.prefix_field, "the prefix")
+    tools = None if fields.tools_field is None else _tools(record, fields.tools_field)
+    return text, prefix, tools  # type: ignore[return-value]
 
 
 def parse_records(
@@ -132,42 +147,45 @@ def parse_records(
 
     ``records[i]`` is a decoded record (a dict), ``lines[i]`` its line (or row) number and
     ``problems[i]``, when given, says why it could not even be decoded (then it is a bad record).
+    Each record is parsed on its own, as ``parse_batch`` does (only ``Exception``s become
+    errors: an interrupt still stops the batch).
     """
-    messages: list[Any] = [None] * len(records)
-    errors: list[Any] = [None] * len(records)
-    todo: list[int] = []
-    texts: list[Any] = []
-    prefixes: list[Any] = []
-    tools: list[Any] = []
+    parse = module.parse_response
+    text_name, prefix_name, tools_name = fields.text, fields.prefix_field, fields.tools_field
+    prefix = fields.prefix
+    tools = None
+    messages: list[Any] = []
+    errors: list[Any] = []
     for i, record in enumerate(records):
-        problem = problems[i] if problems is not None else None
-        if problem is None:
-            try:
-                text = _field(record, fields.text, "the generation")
-                prefix = (
-                    fields.prefix
-                    if fields.prefix_field is None
-                    else _field(record, fields.prefix_field, "the prefix")
-                )
-                record_tools = (
-                    None if fields.tools_field is None else _tools(record, fields.tools_field)
-                )
-            except BadRecord as exc:
-                problem = str(exc)
-        if problem is not None:
-            errors[i] = record_error(lines[i], problem)
+        if problems is not None and problems[i] is not None:
+            messages.append(None)
+            errors.append(record_error(lines[i], problems[i]))  # type: ignore[arg-type]
             continue
-        todo.append(i)
-        texts.append(text)
-        prefixes.append(prefix)
-        tools.append(record_tools)
-    outcomes = parse_each(module.parse_response, texts, prefixes, tools)
-    for i, outcome in zip(todo, outcomes, strict=True):
-        message = outcome[MESSAGE]
-        if message is None:
-            error = outcome[ERROR]
-            error["line"] = lines[i]
-            errors[i] = error
+        # The usual record, checked inline; anything else goes through _inputs, which says why.
+        if (
+            type(record) is dict
+            and type(text := record.get(text_name)) is str
+            and (prefix_name is None or type(prefix := record.get(prefix_name)) is str)
+            and (
+                tools_name is None or type(tools := record.get(tools_name)) is list or tools is None
+            )
+        ):
+            pass
         else:
-            messages[i] = openai_arguments(message)
+            try:
+                text, prefix, tools = _inputs(record, fields)
+            except BadRecord as exc:
+                messages.append(None)
+                errors.append(record_error(lines[i], str(exc)))
+                continue
+        try:
+            message = parse(text, prefix=prefix, tools=tools)
+        except Exception as exc:  # every failure of one record is its outcome
+            error = failure(exc)[ERROR]
+            error["line"] = lines[i]
+            messages.append(None)
+            errors.append(error)
+            continue
+        messages.append(openai_arguments(message))
+        errors.append(None)
     return messages, errors
