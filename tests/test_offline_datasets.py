@@ -37,7 +37,7 @@ def _dataset(path: Path):
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_corpus(tmp_path_factory.mktemp("ds"), "mistral", count=1200)
+    return write_corpus(tmp_path_factory.mktemp("ds"), "mistral")
 
 
 def test_map_with_two_processes_equals_parse_response(corpus: Path) -> None:

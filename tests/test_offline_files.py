@@ -284,3 +284,62 @@ def test_interrupt_leaves_no_output_and_says_how_far(
     assert "Traceback" not in text
     assert out.read_bytes() == b"previous run"
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_an_interrupt_outside_the_workers_shuts_them_down_before_returning(
+    corpora: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race once seen with SIGINT and 2 workers, made deterministic: the interrupt lands in
+    the writer, outside the code that hands batches to the pool. The pool must be shut down by
+    then, here, not later by whichever thread collects what is left (that thread may be the
+    pool's own, which cannot join itself)."""
+    import multiprocessing
+
+    from rtc.compiler.offline import files
+    from rtc.compiler.offline.parquet import ParquetWriter
+    from rtc.compiler.offline.parsers import ParserRef
+    from rtc.compiler.offline.records import Fields
+
+    writes = []
+
+    def write(self: ParquetWriter, table: object) -> None:
+        writes.append(table)
+        if len(writes) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(ParquetWriter, "write", write)
+    out = tmp_path / "out.parquet"
+    out.write_bytes(b"previous run")
+    with pytest.raises(files.JobFailed) as failed:
+        files.run(
+            str(corpora["qwen3"]), str(out), ParserRef.catalogue("qwen3"),
+            Fields(prefix_field="prompt"), workers=2, batch_size=100,
+        )  # fmt: skip
+    assert failed.value.interrupted and "interrupted after 100 records" in str(failed.value)
+    assert not multiprocessing.active_children()  # the workers are gone already
+    assert out.read_bytes() == b"previous run"
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_an_interrupt_during_the_final_rename_does_not_undo_a_finished_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rtc.compiler.offline import files, output
+    from rtc.compiler.offline.parsers import ParserRef
+    from rtc.compiler.offline.records import Fields
+
+    publish = output.publish
+
+    def interrupted_publish(temporary: str, path: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C right as the output is put in place
+        publish(temporary, path)
+
+    monkeypatch.setattr(output, "publish", interrupted_publish)
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"text": "<think>a</think>b"}\n')
+    out = tmp_path / "out.jsonl"
+    counts = files.run(
+        str(source), str(out), ParserRef.catalogue("qwen3"), Fields(prefix=""), workers=1
+    )
+    assert counts.records == 1
+    assert read_output(out)[0]["message"]["content"] == "b"

@@ -47,7 +47,7 @@ def time_limit(local_ray: None) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_corpus(tmp_path_factory.mktemp("ray"), "qwen3", count=1500)
+    return write_corpus(tmp_path_factory.mktemp("ray"), "qwen3")
 
 
 def _good_jsonl(source: Path, target: Path) -> None:
@@ -69,7 +69,7 @@ def test_map_batches_with_rays_json_reader_and_parquet_writer(corpus: Path, tmp_
     _good_jsonl(corpus, source)
     parse = RayBatchParser("qwen3", prefix_field="prompt", tools_field="tools")
     ds = ray.data.read_json(str(source), lines=True)
-    ds.map_batches(parse, batch_format="pyarrow", batch_size=200).write_parquet(
+    ds.map_batches(parse, batch_format="pyarrow", batch_size=1000).write_parquet(
         str(tmp_path / "out")
     )
     got = {r["id"]: comparable(r) for r in pq.read_table(tmp_path / "out").to_pylist()}
