@@ -188,6 +188,7 @@ def test_bad_records_are_output_records_with_their_line(tmp_path: Path) -> None:
             ["--input", "{d}/in.jsonl", "--output", "{d}/no/such/out.jsonl"],
             "does not exist",
         ),
+        ("jsonl", ["--input", "{d}/out.jsonl"], "is the input"),
     ],
 )
 def test_an_unusable_file_is_one_error_and_exit_2(

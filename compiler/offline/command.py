@@ -58,7 +58,13 @@ def run(job: FileJob) -> None:
         from .ray_data import run_file_job
 
         counts, records_in = run_file_job(
-            job.input, job.output, parser, job.fields, address=job.ray or None, progress=progress
+            job.input,
+            job.output,
+            parser,
+            job.fields,
+            address=job.ray or None,
+            batch_size=job.batch_size,
+            progress=progress,
         )
         progress.summary(counts, job.output, records_in=records_in)
         return

@@ -28,7 +28,7 @@ from .parquet import ArrowBatch, ParquetWriter, is_parquet, open_parquet, read_p
 from .parsers import ParserRef
 from .progress import Counts, Progress
 from .records import Fields
-from .tables import OutputError
+from .tables import OutputError, from_ipc, to_ipc
 
 Batch = JsonlChunk | ArrowBatch
 
@@ -74,6 +74,13 @@ def _batches(path: str, fields: Fields, batch_size: int) -> tuple[Iterator[Batch
     return read_chunks(stream, path, batch_size), size or None
 
 
+def _same_file(input_path: str, output_path: str) -> bool:
+    try:
+        return input_path != STDIN and os.path.samefile(input_path, output_path)
+    except OSError:  # one of them does not exist
+        return False
+
+
 def writer_for(path: str) -> JsonlWriter | ParquetWriter:
     return ParquetWriter(path) if is_parquet(path) else JsonlWriter(path)
 
@@ -95,6 +102,8 @@ def run(
     stop it the same way (``interrupts``).
     """
     job = Job(parser, fields, is_parquet(output_path))
+    if _same_file(input_path, output_path):
+        raise OutputError(f"{output_path}: is the input; write the results to another file")
     batches, total = _batches(input_path, fields, batch_size)
     counts = Counts(total=total)
     with Interrupts() as interrupts:
@@ -148,13 +157,19 @@ def _parsed(job: Job, batches: Iterator[Batch], workers: int) -> Iterator[Iterat
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(job,))
     pending: deque[Future[Encoded]] = deque()
 
+    def received(future: Future[Encoded]) -> Encoded:
+        encoded = future.result()
+        if job.parquet_out:
+            encoded.payload = from_ipc(encoded.payload)
+        return encoded
+
     def in_order() -> Iterator[Encoded]:
         for batch in batches:
             pending.append(pool.submit(_run_in_worker, batch))
             if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
+                yield received(pending.popleft())
         while pending:
-            yield pending.popleft().result()
+            yield received(pending.popleft())
 
     try:
         yield in_order()
@@ -179,4 +194,7 @@ def _start_worker(job: Job) -> None:
 
 def _run_in_worker(batch: Batch) -> Encoded:
     assert _WORKER_JOB is not None
-    return _WORKER_JOB.run(batch)
+    encoded = _WORKER_JOB.run(batch)
+    if _WORKER_JOB.parquet_out:
+        encoded.payload = to_ipc(encoded.payload)  # bytes travel back; a pickled table is slow
+    return encoded

@@ -155,13 +155,16 @@ def run_file_job(
     fields: Fields,
     *,
     address: str | None = None,
+    batch_size: int | None = None,
     progress: Progress | None = None,
 ) -> tuple[Counts, int]:
     """Parse ``input_path`` (JSONL or Parquet) into the new folder ``output_path`` on Ray.
 
     Returns the counts of the records written and the number of input rows (for JSONL: lines,
     blank ones included; a blank line gives no record). A local output folder is written under
-    a temporary name and renamed when complete; an error or an interrupt removes it.
+    a temporary name and renamed when complete; an error or an interrupt removes it (a remote
+    one, ``s3://...``, is written in place by Ray). The input is materialized in Ray's object
+    store (which spills to disk) to number its rows.
     """
     import ray
 
@@ -190,7 +193,7 @@ def run_file_job(
             ds = ds.rename_columns({"text": LINE})
         ds, records_in = _with_rows(ray, ds)
         parse = RayBatchParser(parser, row_field=ROW, **_field_args(fields))
-        ds.map_batches(parse, batch_format="pyarrow").write_parquet(target)
+        ds.map_batches(parse, batch_format="pyarrow", batch_size=batch_size).write_parquet(target)
         out = ray.data.read_parquet(target).select_columns([ERROR])
         for batch in out.iter_batches(batch_format="pyarrow"):
             errors = [json.loads(e) for e in batch.column(ERROR).to_pylist() if e is not None]

@@ -106,3 +106,20 @@ def with_results(batch: Any, messages: list[Any], errors: list[Any]) -> Any:
     table = table.drop_columns([n for n in (MESSAGE, ERROR) if n in table.column_names])
     table = table.append_column(MESSAGE, _array(messages, MESSAGE))
     return table.append_column(pa.field(ERROR, error_type()), pa.array(errors, type=error_type()))
+
+
+def to_ipc(table: Any) -> bytes:
+    """``table`` as Arrow IPC stream bytes: what a worker process sends back.
+
+    Pickling an Arrow table with nested columns costs about twenty times more than writing
+    its buffers as an IPC stream, and the parent reads the stream back without copying.
+    """
+    pa = pyarrow()
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def from_ipc(data: bytes) -> Any:
+    return pyarrow().ipc.open_stream(data).read_all()
