@@ -14,27 +14,14 @@ JSON) and each process imports or compiles it once, never receiving a module obj
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from .parsers import ParserRef
-from .records import ERROR, MESSAGE, Fields, parse_records
+from .parsers import RecordsFunction
+from .records import ERROR, MESSAGE, parse_records
 
 
-class DatasetParser:
+class DatasetParser(RecordsFunction):
     """A batched ``map`` function adding ``message`` and ``error`` (one per row, in order)."""
-
-    def __init__(
-        self,
-        parser: ParserRef | str | dict[str, Any] | Path,
-        *,
-        text_field: str = "text",
-        prefix: str | None = None,
-        prefix_field: str | None = None,
-        tools_field: str | None = None,
-    ) -> None:
-        self.parser = ParserRef.of(parser)
-        self.fields = Fields(text_field, prefix, prefix_field, tools_field)
 
     def __call__(
         self, batch: dict[str, list[Any]], indices: list[int] | None = None

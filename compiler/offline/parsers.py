@@ -86,3 +86,24 @@ class ParserRef:
 
     def describe(self) -> str:
         return f"catalogue parser {self.name}" if self.name else f"template {self.sha256[:12]}"
+
+
+class RecordsFunction:
+    """What the ``datasets`` and Ray functions share: a parser by name and where fields are.
+
+    Picklable: it holds a :class:`ParserRef` and a ``Fields``, never a module.
+    """
+
+    def __init__(
+        self,
+        parser: ParserRef | str | dict[str, Any] | Path,
+        *,
+        text_field: str = "text",
+        prefix: str | None = None,
+        prefix_field: str | None = None,
+        tools_field: str | None = None,
+    ) -> None:
+        from .records import Fields
+
+        self.parser = ParserRef.of(parser)
+        self.fields = Fields(text_field, prefix, prefix_field, tools_field)

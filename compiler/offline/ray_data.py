@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonl, tables
-from .parsers import ParserRef
+from .parsers import ParserRef, RecordsFunction
 from .progress import Counts, Progress
 from .records import ERROR, MESSAGE, RECORD_ERROR, Fields, parse_records
 
@@ -44,25 +44,22 @@ def _dumps(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-class RayBatchParser:
+class RayBatchParser(RecordsFunction):
     """``ds.map_batches(RayBatchParser(...), batch_format="pyarrow")``: adds message and error.
 
-    ``row_field``, when set, names a column of 0-based input positions: errors then carry
-    ``line = row + 1``.
+    The parser and the fields as for :class:`~rtc.compiler.offline.parsers.RecordsFunction`
+    (``text_field``, ``prefix`` or ``prefix_field``, ``tools_field``). ``row_field``, when set,
+    names a column of 0-based input positions: errors then carry ``line = row + 1``.
     """
 
     def __init__(
         self,
         parser: ParserRef | str | dict[str, Any] | Path,
         *,
-        text_field: str = "text",
-        prefix: str | None = None,
-        prefix_field: str | None = None,
-        tools_field: str | None = None,
         row_field: str | None = None,
+        **fields: Any,
     ) -> None:
-        self.parser = ParserRef.of(parser)
-        self.fields = Fields(text_field, prefix, prefix_field, tools_field)
+        super().__init__(parser, **fields)
         self.row_field = row_field
 
     def __call__(self, table: Any) -> Any:
