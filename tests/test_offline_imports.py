@@ -16,7 +16,7 @@ import rtc.runtime.batch
 production = sorted(m for m in sys.modules if m.split(".")[0] in {optional!r}
                     or m.startswith("rtc.compiler"))
 import rtc.compiler.cli, rtc.compiler.offline.files, rtc.compiler.offline.hf_datasets
-import rtc.compiler.offline.ray_data, rtc.compiler.offline.hf_tokenizers
+import rtc.compiler.offline.ray_data, rtc.compiler.offline.hf_tokenizers, rtc.compiler.bench.batch
 cli = sorted(m for m in sys.modules if m.split(".")[0] in {optional!r})
 print(json.dumps({{"production": production, "cli": cli}}))
 """

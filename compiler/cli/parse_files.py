@@ -16,14 +16,14 @@ from rtc.compiler.sources import read_text_file
 
 from .common import Failure, failing_as
 
-PARSING_FILES_HELP = """\b
-Parsing files (--input): every record of a JSONL or Parquet file (by extension: .parquet/.pq,
-else JSONL; - is stdin) gives one output record, in order, with its fields plus `message` (tool
-call arguments as JSON strings) and `error` (null, or {type, message, line}); a bad record (not
-JSON, a field missing or mistyped) is an output record with its error. The parser is the template
-SOURCE or --catalogue NAME; the prefix is --prefix/--prefix-file (one for all) or --prefix-field.
-The output (.parquet or JSONL) appears only once complete. Exit 2 on an unusable file, 130 when
-interrupted; a progress line and a summary go to stderr."""
+PARSING_FILES_HELP = """\
+Parsing files (--input): every record of a JSONL or Parquet file (by extension: .parquet/.pq, else
+JSONL; - is stdin) gives one output record, in order, with its fields plus `message` (tool call
+arguments as JSON strings) and `error` (null, or {type, message, line}); a bad record (not JSON, a
+field missing or mistyped) is an output record with its error. The parser is the template SOURCE
+or --catalogue NAME; the prefix is --prefix/--prefix-file (one for all) or --prefix-field. The
+output (.parquet or JSONL) appears only once complete. Exit 2 on an unusable file, 130 when
+interrupted; the progress and a summary go to stderr."""
 
 
 def file_job_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,7 +71,9 @@ def file_job_options(command: Callable[..., Any]) -> Callable[..., Any]:
     ]
     for option in reversed(options):
         command = option(command)
-    command.__doc__ = (command.__doc__ or "") + "\n" + PARSING_FILES_HELP
+    # The docstring's own indentation (click dedents the whole text): 4 spaces in a function.
+    section = "".join(f"    {line}\n" if line else "\n" for line in PARSING_FILES_HELP.splitlines())
+    command.__doc__ = (command.__doc__ or "").rstrip() + "\n\n" + section
     return command
 
 
