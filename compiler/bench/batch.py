@@ -80,13 +80,14 @@ def run(
             if reference:
                 pipelines[REFERENCE] = (_ReferenceRef(generated.get(family).TEMPLATE), 1)
             best = dict.fromkeys(pipelines, float("inf"))
+            counted = dict.fromkeys(pipelines, 0)
             for _ in range(repeats):
                 for name, (parser, workers) in pipelines.items():
-                    took, count = _seconds(source, output, parser, workers)
+                    took, counted[name] = _seconds(source, output, parser, workers)
                     best[name] = min(best[name], took)
             for name in pipelines:
                 seconds[name] += best[name]
-                records[name] += count
+                records[name] += counted[name]
     rates = {name: records[name] / seconds[name] for name in names}
     ratios = {"2 workers / 1 worker": rates[RTC_2] / rates[RTC_1]}
     if reference:
