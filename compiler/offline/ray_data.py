@@ -166,6 +166,7 @@ def run_file_job(
     import ray
 
     from .files import JobFailed
+    from .interrupts import Interrupts
     from .parquet import is_parquet
     from .tables import OutputError
 
@@ -182,33 +183,35 @@ def run_file_job(
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     target = _temporary_folder(output_path) if local else output_path
     counts = Counts()
-    try:
-        if is_parquet(input_path):
-            ds = ray.data.read_parquet(input_path)
-        else:
-            ds = ray.data.read_text(input_path, drop_empty_lines=False)
-            ds = ds.rename_columns({"text": LINE})
-        ds, records_in = _with_rows(ray, ds)
-        parse = RayBatchParser(parser, row_field=ROW, **_field_args(fields))
-        ds.map_batches(parse, batch_format="pyarrow", batch_size=batch_size).write_parquet(target)
-        out = ray.data.read_parquet(target).select_columns([ERROR])
-        for batch in out.iter_batches(batch_format="pyarrow"):
-            errors = [json.loads(e) for e in batch.column(ERROR).to_pylist() if e is not None]
-            bad = sum(e["type"] == RECORD_ERROR for e in errors)
-            counts.add(batch.num_rows, len(errors), bad, 0)
-            if progress is not None:
-                progress.update(counts)
-        if local:
-            os.rename(target, output_path)
-    except KeyboardInterrupt:
-        _remove(target, local)
-        raise JobFailed("interrupted", counts, interrupted=True) from None
-    except Exception as exc:
-        _remove(target, local)
-        raise JobFailed(_first_line(exc), counts) from exc
-    except BaseException:
-        _remove(target, local)
-        raise
+    with Interrupts() as interrupts:
+        try:
+            if is_parquet(input_path):
+                ds = ray.data.read_parquet(input_path)
+            else:
+                ds = ray.data.read_text(input_path, drop_empty_lines=False)
+                ds = ds.rename_columns({"text": LINE})
+            ds, records_in = _with_rows(ray, ds)
+            parse = RayBatchParser(parser, row_field=ROW, **_field_args(fields))
+            parsed = ds.map_batches(parse, batch_format="pyarrow", batch_size=batch_size)
+            parsed.write_parquet(target)
+            out = ray.data.read_parquet(target).select_columns([ERROR])
+            for batch in out.iter_batches(batch_format="pyarrow"):
+                errors = [json.loads(e) for e in batch.column(ERROR).to_pylist() if e is not None]
+                bad = sum(e["type"] == RECORD_ERROR for e in errors)
+                counts.add(batch.num_rows, len(errors), bad, 0)
+                if progress is not None:
+                    progress.update(counts)
+            interrupts.hold()  # only the rename is left: once it is done, the job is done
+            if local:
+                os.rename(target, output_path)
+        except BaseException as exc:
+            interrupts.hold()
+            _remove(target, local)
+            if isinstance(exc, KeyboardInterrupt):
+                raise JobFailed("interrupted", counts, interrupted=True) from None
+            if isinstance(exc, Exception):
+                raise JobFailed(_first_line(exc), counts) from exc
+            raise
     return counts, records_in
 
 
