@@ -48,7 +48,9 @@ The modules, one concern each:
 - ``runner``: one template (every workload in every mode, linearity), then several;
 - ``abuse``: the ``--abuse`` runs;
 - ``summary``: headline numbers per template, medians against the targets;
-- ``report``: the human-readable table.
+- ``report``: the human-readable table;
+- ``batch``: ``--batch``, the offline file pipelines (records/s, JSONL in, Parquet out), on its
+  own corpus (``rtc.compiler.offline.corpus``).
 
 The command line is ``rtc.compiler.cli.bench``. Where new work goes:
 

@@ -25,7 +25,7 @@ from rtc.compiler.offline.records import Fields
 
 FIELDS = Fields(prefix_field="prompt", tools_field="tools")
 TARGETS = {"rtc / reference": 3.0, "2 workers / 1 worker": 1.3}
-FULL = (10_000, 3)  # records per family, runs per pipeline (the fastest counts)
+FULL = (25_000, 3)  # records per family, runs per pipeline (the fastest counts)
 QUICK = (2_000, 2)
 RTC_1, RTC_2, REFERENCE = "rtc, 1 worker", "rtc, 2 workers", "reference"
 
