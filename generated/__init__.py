@@ -25,17 +25,27 @@ __all__ = ["for_model_type", "get", "model_types", "names"]
 # other formats (``llama``, ``mistral``, ``qwen3_moe`` for Qwen3-Coder...), so guessing from the
 # model type would pick the wrong parser for some of them.
 _MODEL_TYPES: dict[str, tuple[str, ...]] = {
+    "apertus": ("apertus",),
     "cohere": ("cohere2",),
     "deepseek_v4": ("deepseek_v4",),
     "ernie": ("ernie4_5", "ernie4_5_moe"),
+    "functiongemma": (),
     "gemma4": ("gemma4",),
     "glm4_moe": ("glm4_moe",),
     "gpt_oss": ("gpt_oss",),
     "granite4": ("granitemoehybrid",),
+    "granite_20b_fc": (),
+    "hyperclovax": (),
+    "internlm2": ("internlm2",),
+    "jamba": (),
     "lfm2_5": ("lfm2",),
     "llama3": (),
+    "llama4": (),
     "mistral": (),
     "nemotron3": ("nemotron_h",),
+    "olmo3": ("olmo3",),
+    "phi4_mini": (),
+    "pythonic": (),
     "qwen3": (
         "qwen2",
         "qwen2_moe",
@@ -51,6 +61,7 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "qwen3_coder": (),
     "r1_distill": (),
     "smollm3": ("smollm3",),
+    "xlam": (),
 }
 
 _NAMES: tuple[str, ...] = tuple(sorted(_MODEL_TYPES))
