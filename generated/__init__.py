@@ -43,6 +43,7 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "llama4": (),
     "mistral": (),
     "nemotron3": ("nemotron_h",),
+    "nemotron_nano2": (),
     "olmo3": ("olmo3",),
     "phi4_mini": (),
     "pythonic": (),
