@@ -5,8 +5,9 @@ Layout, one folder per catalogue family (``tests/data/catalogue/NAME/``, NAME as
 ``family.json``
     ``origin``: ``"official"`` (a checkpoint or transformers ships this exact template; then
     ``official_copy`` names the byte-identical copy under ``tests/data``) or ``"rtc"`` (written and
-    maintained here); ``base``: the family a sibling or variant belongs to (its name is the base's
-    name plus a suffix, and its start anchor is the base's); ``written_from``: where the template's
+    maintained here); ``base``: the family a sibling or variant belongs to (its name starts with the
+    base's model name, ``gemma4`` → ``gemma4_rtc``, ``granite4`` → ``granite3``, and its start
+    anchor is the base's); ``written_from``: where the template's
     format comes from (chat template, model card, parser tests), each ``{"repo", "path", "commit"}``
     or ``{"url"}`` with a ``what``; ``model_types``: what ``rtc.generated.for_model_type`` maps to
     it; ``reasoning_field``: the template's reasoning field (``reasoning_content``, ``thinking`` or
