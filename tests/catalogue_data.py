@@ -143,6 +143,23 @@ def all_fixtures() -> list[Fixture]:
     return [fx for name in catalogue_names() for fx in family(name).fixtures]
 
 
+VLLM = "vllm-project/vllm"
+
+
+def expectation(fx: Fixture) -> tuple[str, ...]:
+    """One of vLLM's expectations: a test's text and expected message after the same prompt, in
+    a family's group (the family, or the base of a sibling or variant that copies the fixture)."""
+    return (
+        family(fx.family).meta.get("base") or fx.family,
+        fx.source["path"],
+        fx.source["test"],
+        fx.text,
+        fx.prefix,
+        json.dumps(fx.expected, sort_keys=True),
+        json.dumps(fx.tools, sort_keys=True),
+    )
+
+
 # --- comparing by meaning ---------------------------------------------------------------------
 
 

@@ -21,10 +21,12 @@ from catalogue_data import (
     GENERATED,
     ORIGINS,
     REASONING_FIELDS,
+    VLLM,
     Fixture,
     all_fixtures,
     catalogue_names,
     chunkings,
+    expectation,
     expected_meaning,
     family,
     meaning,
@@ -34,7 +36,6 @@ import rtc.generated as catalogue
 
 NAMES = catalogue_names()
 FIXTURES = all_fixtures()
-VLLM = "vllm-project/vllm"
 VLLM_SHARE = 0.85
 MIN_FIXTURES = 3
 
@@ -174,28 +175,12 @@ def test_fixture(fx: Fixture) -> None:
         assert found, f"{fx.key} now passes: remove it from {fx.family}/known_gaps.json"
 
 
-def _group(name: str) -> str:
-    """A family and its siblings and variants share their base's name."""
-    return family(name).meta.get("base") or name
-
-
-def vllm_expectations() -> dict[tuple[Any, ...], list[Fixture]]:
-    """vLLM's expectations, each with the fixtures that carry it: one expectation (a test's text
-    and expected message after the same prompt) may be copied into a sibling or variant family,
-    which then meets it for its group."""
-    expectations: dict[tuple[Any, ...], list[Fixture]] = {}
+def vllm_expectations() -> dict[tuple[str, ...], list[Fixture]]:
+    """vLLM's expectations, each with the fixtures (in a family and its siblings) that carry it."""
+    expectations: dict[tuple[str, ...], list[Fixture]] = {}
     for fx in FIXTURES:
         if fx.source.get("repo") == VLLM:
-            key = (
-                _group(fx.family),
-                fx.source["path"],
-                fx.source["test"],
-                fx.text,
-                fx.prefix,
-                json.dumps(fx.expected, sort_keys=True),
-                json.dumps(fx.tools, sort_keys=True),
-            )
-            expectations.setdefault(key, []).append(fx)
+            expectations.setdefault(expectation(fx), []).append(fx)
     return expectations
 
 
