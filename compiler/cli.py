@@ -21,6 +21,7 @@ import click
 from rtc.compiler import compile_template, load
 from rtc.compiler.bench import bench_command
 from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
+from rtc.compiler.lint.command import lint_command
 from rtc.compiler.sources import (
     STDIN,
     display_name,
@@ -384,6 +385,7 @@ def _print_json(*values: Any) -> None:
 
 
 main.add_command(bench_command)
+main.add_command(lint_command)
 
 
 if __name__ == "__main__":

@@ -63,8 +63,6 @@ class Finding:
                 "text": self.example.text,
                 "result": self.result,
             }
-            if self.example.tools is not None:
-                example["tools"] = list(self.example.tools)
             out["example"] = example
         if self.source is not None:
             out["source"] = self.source

@@ -132,11 +132,12 @@ def narrow_tool_name(ctx: Context) -> list[Finding]:
         f = shape.field
         span = rt.group_body_span(f.open.pattern, group)
         body = f.open.pattern[span[0] : span[1]] if span else group
-        what = (
-            f"parsing raises {result['exception']} and the whole message is lost"
-            if is_raised(result)
-            else f"the call comes out as {quote(json.dumps(result.get(shape.name)), 90)}"
-        )
+        if is_raised(result):
+            what = f"parsing raises {result['exception']} and the whole message is lost"
+        elif shape.name not in result:
+            what = f"the call is not recognised and no `{shape.name}` comes out"
+        else:
+            what = f"it comes out as {quote(json.dumps(result[shape.name]), 90)}"
         others = ", ".join(quote(n, 20) for n, _, _ in failures[1:])
         out.append(
             ctx.finding(

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import regex
+
+from . import regex_tree as rt
 from .context import Context, quote
 from .findings import INFO, WARNING, Finding
 from .probe import is_raised
@@ -87,7 +90,7 @@ def _implicit_overwritten(ctx: Context, shape: Shape, first: Part, second: Part)
                 _verified(ctx, shape, fix, example, first.head.strip(), suggestion),
             )
         )
-    if corpus.end:
+    if corpus.end and f.close is not None:
         text = corpus.compose([first.head], ended=True) + "\n"
         result = ctx.one_shot(text)
         if not is_raised(result) and shape.name not in result:
@@ -101,11 +104,24 @@ def _implicit_overwritten(ctx: Context, shape: Shape, first: Part, second: Part)
                     f"`{shape.name}` again with only whitespace, which replaces the text and "
                     f"is then dropped: the message has no `{shape.name}` at all.",
                     example,
-                    f"end the close with `\\s*` (e.g. {quote(corpus.end)} → a close_pattern "
-                    "with a trailing `\\s*`) so that whitespace after it is consumed",
+                    _trailing_space(ctx, shape, example, first.head.strip()),
                 )
             )
     return out
+
+
+def _trailing_space(ctx: Context, shape: Shape, example: Any, kept: str) -> str | None:
+    """A close that also consumes the whitespace after it, if it fixes the example."""
+    close = shape.field.close
+    if close.is_literal:
+        alternatives = [regex.escape(x) for x in sorted(close.literals, key=len, reverse=True)]
+    else:
+        alternatives = rt.top_level_alternatives(close.pattern)
+    body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+    pattern = body + r"\s*"
+    changes = {"close": None, "close_pattern": pattern}
+    text = f"use close_pattern {quote(pattern, 100)} so that whitespace after it is consumed"
+    return _verified(ctx, shape, changes, example, kept, text)
 
 
 def _verified(
@@ -133,8 +149,6 @@ def _watched(ctx: Context) -> list[tuple[Shape, str, Any]]:
 
 def ambiguous_delimiters(ctx: Context) -> list[Finding]:
     """Delimiters of different fields that match at the same position (prefix or tie)."""
-    from .regex_tree import compiled
-
     out: list[Finding] = []
     reported: set[frozenset[str]] = set()
     watched = _watched(ctx)
@@ -144,7 +158,7 @@ def ambiguous_delimiters(ctx: Context) -> list[Finding]:
             if shape_a is shape_b or pair in reported:
                 continue
             for sample in literal_or_samples(delim_a.literals, delim_a.pattern, limit=4):
-                match = compiled(delim_b.pattern).match(sample.witness)
+                match = rt.compiled(delim_b.pattern).match(sample.witness)
                 if not sample.text or match is None or match.end() == 0:
                     continue
                 if match.end() > len(sample.text):
