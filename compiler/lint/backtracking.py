@@ -33,6 +33,7 @@ class _Nfa:
     tests: list[tuple[Any, Any]] = field(default_factory=list)  # state -> (op, arg); 0: start
     eps: list[list[int]] = field(default_factory=list)
     step: list[int] = field(default_factory=list)  # state -> state after its character
+    spans: dict[int, range] = field(default_factory=dict)  # id(repeat arg) -> its states
 
     def new(self, test: tuple[Any, Any] | None = None) -> int:
         if len(self.tests) >= MAX_STATES:
@@ -77,24 +78,32 @@ def _node(nfa: _Nfa, op: Any, arg: Any, start: int) -> int:
             nfa.eps[_build(nfa, branch or [], entry)].append(end)
         return end
     if op in rt.REPEATS:
-        low, high, body = arg
-        here = start
-        for _ in range(min(low, UNROLL)):
-            here = _build(nfa, body, here)
-        if high == rt.MAXREPEAT or high - low > UNROLL:
-            loop = nfa.new()
-            nfa.eps[here].append(loop)
-            entry = nfa.new()
-            nfa.eps[loop].append(entry)
-            nfa.eps[_build(nfa, body, entry)].append(loop)
-            return loop
-        end = nfa.new()
-        for _ in range(high - min(low, UNROLL)):
-            nfa.eps[here].append(end)
-            here = _build(nfa, body, here)
-        nfa.eps[here].append(end)
+        first = len(nfa.tests)
+        end = _repeat(nfa, arg, start)
+        nfa.spans.setdefault(id(arg), range(first, len(nfa.tests)))
         return end
     return start  # anchors, look-arounds, back-references: zero width, always true here
+
+
+def _repeat(nfa: _Nfa, arg: Any, start: int) -> int:
+    """``body{low,high}``: the mandatory copies, then a loop or the optional copies."""
+    low, high, body = arg
+    here = start
+    for _ in range(min(low, UNROLL)):
+        here = _build(nfa, body, here)
+    if high == rt.MAXREPEAT or high - low > UNROLL:
+        loop = nfa.new()
+        nfa.eps[here].append(loop)
+        entry = nfa.new()
+        nfa.eps[loop].append(entry)
+        nfa.eps[_build(nfa, body, entry)].append(loop)
+        return loop
+    end = nfa.new()
+    for _ in range(high - min(low, UNROLL)):
+        nfa.eps[here].append(end)
+        here = _build(nfa, body, here)
+    nfa.eps[here].append(end)
+    return end
 
 
 def _closures(nfa: _Nfa) -> list[list[int]]:
@@ -133,9 +142,10 @@ class Blowup:
         return math.log2(high / low) if low else 0.0
 
 
-def _count(nfa: _Nfa, closures: list[list[int]], text: str) -> int:
-    """Paths consuming ``text`` from any position of the automaton (any start, any end)."""
-    ways = {s: 1 for s in range(len(nfa.tests)) if nfa.tests[s] is not None}
+def _count(nfa: _Nfa, closures: list[list[int]], text: str, starts: range) -> int:
+    """Paths consuming ``text`` from any character test in ``starts`` (a repeat's states)
+    to anywhere in the automaton."""
+    ways = {s: 1 for s in starts if nfa.tests[s] is not None}
     for ch in text:
         following: dict[int, int] = {}
         for state, count in ways.items():
@@ -153,17 +163,17 @@ def _count(nfa: _Nfa, closures: list[list[int]], text: str) -> int:
 def _pumps(tree: rt.Tree) -> list[tuple[str, Any]]:
     """Candidate pumps (with the repeat they come from): a sample of the body of every
     repeat, and of every alternative inside it."""
-    found: dict[str, Any] = {}
+    found: dict[tuple[str, int], Any] = {}
     for op, arg in rt.walk(tree.items):
         if op not in rt.REPEATS or (arg[1] != rt.MAXREPEAT and arg[1] < 4):
             continue
         body = arg[2]
-        found.setdefault(sample_items(tree, body), arg)
+        found.setdefault((sample_items(tree, body), id(arg)), arg)
         for inner_op, inner in rt.walk(body):
             if inner_op is rt.BRANCH:
                 for branch in inner[1]:
-                    found.setdefault(sample_items(tree, branch), arg)
-    return [(p, node) for p, node in found.items() if 0 < len(p) <= MAX_PUMP][:24]
+                    found.setdefault((sample_items(tree, branch), id(arg)), arg)
+    return [(p, node) for (p, _), node in found.items() if 0 < len(p) <= MAX_PUMP][:24]
 
 
 def analyse(pattern: str) -> Blowup | None:
@@ -180,7 +190,8 @@ def analyse(pattern: str) -> Blowup | None:
     closures = _closures(nfa)
     worst: Blowup | None = None
     for pump, node in _pumps(tree):
-        ways = tuple(_count(nfa, closures, pump * k) for k in PUMP_COUNTS)
+        starts = nfa.spans.get(id(node), range(0))
+        ways = tuple(_count(nfa, closures, pump * k, starts) for k in PUMP_COUNTS)
         if ways[0] == 0:
             continue
         accelerating = ways[2] * ways[0] > ways[1] * ways[1] * 2
@@ -222,12 +233,14 @@ def catastrophic_backtracking(ctx: Any) -> list[Any]:
         if blowup is None:
             continue
         run = blowup.head + blowup.pump * EXAMPLE_PUMPS
-        part = corpus.part(f.name)
         text = run
-        if part is not None and not f.implicit and delim is not f.open:
-            text = part.opening + run  # a close, or a tag pattern: read inside the region
-            if delim is None and part.close is not None:
-                text += part.close.witness
+        if not f.implicit and delim is not f.open:
+            # A close or a tag pattern is read inside the region: open it first.
+            shape = corpus.by_name[f.name]
+            opens, closes = shape.opens(), shape.closes()
+            text = (opens[0].text if opens else "") + run
+            if delim is None and closes:
+                text += closes[0].witness
         counts = ", ".join(f"{w:,} at ×{k}" for k, w in zip(PUMP_COUNTS, blowup.ways, strict=True))
         growth = (
             "exponentially"

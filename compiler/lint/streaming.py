@@ -54,7 +54,7 @@ def _edge_sensitive(pattern: str) -> str | None:
     ``empty-at-end``: the pattern matches the empty string at the end of the text (``…|$``),
     so the engine never reports the rest of the delimiter as a partial match. ``optional-tail``:
     a sample has a prefix the pattern matches whole while the next character of the sample is
-    not matched whole, so a stream cut there commits the short match (a trailing ``\s*`` is
+    not matched whole, so a stream cut there commits the short match (a trailing ``\\s*`` is
     harmless: every further whitespace character still gives a whole match ending at the edge).
     """
     if rt.can_match_empty_at_end(pattern):
