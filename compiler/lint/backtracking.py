@@ -133,6 +133,7 @@ class Blowup:
     ways: tuple[int, ...]  # for each k in PUMP_COUNTS
     exponential: bool
     head: str  # text that leads the pattern up to the repeat
+
     @property
     def degree(self) -> float:
         """Growth per doubling of k, as a power: ways ~ k ** degree."""

@@ -69,7 +69,12 @@ class Finding:
         return out
 
     def sort_key(self) -> tuple[int, str, str, str]:
-        return (RANK[self.severity], self.code, self.path, self.example.text if self.example else "")
+        return (
+            RANK[self.severity],
+            self.code,
+            self.path,
+            self.example.text if self.example else "",
+        )
 
 
 def finding(

@@ -8,7 +8,7 @@ from typing import Any
 from . import regex_tree as rt
 from .context import Context, quote
 from .findings import ERROR, INFO, Finding
-from .probe import Probe, Run, STREAMED, is_raised
+from .probe import STREAMED, Probe, Run, is_raised
 from .samples import literal_or_samples
 from .shapes import CALL, ToolCall, _placeholders
 
@@ -42,9 +42,14 @@ def raises_on_output(ctx: Context) -> list[Finding]:
         if is_raised(result) and result["exception"] != "LoopError":
             name = probe_text.parts[-1] if len(probe_text.parts) == 1 else None
             path = ctx.field_path(corpus.by_name[name].field) if name else "fields"
-            report("format", path, ERROR, probe_text.text,
-                   f"a generation in the template's own format ({probe_text.label}) raises "
-                   f"{result['exception']}: the whole message is lost.")
+            report(
+                "format",
+                path,
+                ERROR,
+                probe_text.text,
+                f"a generation in the template's own format ({probe_text.label}) raises "
+                f"{result['exception']}: the whole message is lost.",
+            )
     for shape in corpus.shapes:
         path = ctx.field_path(shape.field)
         variants: list[Any] = (
@@ -60,15 +65,25 @@ def raises_on_output(ctx: Context) -> list[Finding]:
             result = ctx.one_shot(text)
             if is_raised(result) and result["exception"] != "LoopError":
                 what = "arguments" if shape.role == "tool" else "text"
-                report("values", path, ERROR, text,
-                       f"a `{shape.name}` region with these {what} raises "
-                       f"{result['exception']}: the whole message is lost.")
+                report(
+                    "values",
+                    path,
+                    ERROR,
+                    text,
+                    f"a `{shape.name}` region with these {what} raises "
+                    f"{result['exception']}: the whole message is lost.",
+                )
         truncated = _truncated(ctx, shape)
         if truncated is not None:
-            report("truncated", path, INFO, truncated,
-                   f"a generation cut off inside `{shape.name}` (max_tokens reached) raises: "
-                   "the text before it is lost too.",
-                   _keep_raw(ctx, shape, truncated))
+            report(
+                "truncated",
+                path,
+                INFO,
+                truncated,
+                f"a generation cut off inside `{shape.name}` (max_tokens reached) raises: "
+                "the text before it is lost too.",
+                _keep_raw(ctx, shape, truncated),
+            )
     return list(out.values())
 
 

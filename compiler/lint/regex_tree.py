@@ -161,9 +161,7 @@ def group_body_span(pattern: str, name: str) -> tuple[int, int] | None:
 
 def looks_behind(tree: Tree) -> bool:
     """Whether the pattern has a look-behind (which the parser answers from consumed text)."""
-    return any(
-        op in (ASSERT, ASSERT_NOT) and arg[0] < 0 for op, arg in walk(tree.items)
-    )
+    return any(op in (ASSERT, ASSERT_NOT) and arg[0] < 0 for op, arg in walk(tree.items))
 
 
 def walk(items: Any) -> Any:

@@ -43,7 +43,7 @@ def read_baseline(path: str) -> set[tuple[str, str, str, str, str]]:
     if not isinstance(accepted, dict):
         from rtc.compiler.errors import SourceError
 
-        raise SourceError(f"{path}: not an rtc lint baseline (no \"accepted\" object)")
+        raise SourceError(f'{path}: not an rtc lint baseline (no "accepted" object)')
     out = set()
     for source, items in accepted.items():
         for item in items:
@@ -87,9 +87,7 @@ def as_text(findings: list[Finding], sources: list[str], accepted: int = 0) -> s
     lines: list[str] = []
     for source in sources:
         mine = [f for f in findings if f.source == source]
-        counts = ", ".join(
-            f"{sum(f.severity == s for f in mine)} {s}" for s in SEVERITIES
-        )
+        counts = ", ".join(f"{sum(f.severity == s for f in mine)} {s}" for s in SEVERITIES)
         lines.append(click.style(f"{source}: {counts}", bold=True))
         for severity in SEVERITIES:
             group = [f for f in mine if f.severity == severity]

@@ -126,8 +126,10 @@ def round_trip(ctx: Context, chat: ChatTemplate) -> list[Finding]:
     for shape in corpus.shapes:
         by_role.setdefault(shape.role, shape)
     if corpus.implicit is not None:
-        by_role["content"] = corpus.implicit if "content" not in corpus.by_name else by_role.get(
-            "content", corpus.implicit
+        by_role["content"] = (
+            corpus.implicit
+            if "content" not in corpus.by_name
+            else by_role.get("content", corpus.implicit)
         )
     out: dict[tuple[str, str], Finding] = {}
     from .streaming import stop_tokens
@@ -139,16 +141,27 @@ def round_trip(ctx: Context, chat: ChatTemplate) -> list[Finding]:
         except ChatTemplateError as exc:
             key = ("render", label)
             out[key] = ctx.finding(
-                "round-trip", INFO, "chat_template",
-                f"the chat template cannot render the message ({label}): {exc}", None)
+                "round-trip",
+                INFO,
+                "chat_template",
+                f"the chat template cannot render the message ({label}): {exc}",
+                None,
+            )
             continue
         result = ctx.probe.one_shot(prompt, text)
         example = ctx.example(text, prefix=prompt)
         if is_raised(result):
-            out.setdefault(("raises", ""), ctx.finding(
-                "round-trip", ERROR, "fields",
-                f"parsing the chat template's own rendering ({label}) raises "
-                f"{result['exception']}: the whole message is lost.", example))
+            out.setdefault(
+                ("raises", ""),
+                ctx.finding(
+                    "round-trip",
+                    ERROR,
+                    "fields",
+                    f"parsing the chat template's own rendering ({label}) raises "
+                    f"{result['exception']}: the whole message is lost.",
+                    example,
+                ),
+            )
             continue
         for key, finding in _differences(ctx, by_role, label, message, text, result, example):
             out.setdefault(key, finding)
@@ -185,23 +198,39 @@ def _differences(ctx, by_role, label, message, text, result, example):
                 continue
             written = want.strip() in text
             what = f"the {role} {quote(want)}"
-            shown = quote(got) if isinstance(got, str) else ("nothing" if got is None else quote(json.dumps(got)))
+            shown = (
+                quote(got)
+                if isinstance(got, str)
+                else ("nothing" if got is None else quote(json.dumps(got)))
+            )
         if not written:
             yield (path, f"dropped {role}"), ctx.finding(
-                "round-trip", INFO, path,
+                "round-trip",
+                INFO,
+                path,
                 f"the chat template does not write {what} ({label}), so it cannot come back "
-                f"from the assistant turn (parsed: {shown}).", example)
+                f"from the assistant turn (parsed: {shown}).",
+                example,
+            )
             continue
         yield (path, role), ctx.finding(
-            "round-trip", WARNING, path,
+            "round-trip",
+            WARNING,
+            path,
             f"the chat template writes {what} ({label}); parsing the assistant turn back gives "
-            f"{shown}.", example)
+            f"{shown}.",
+            example,
+        )
     for name, value in result.items():
         if name == "role" or name in seen_fields or name in ctx.model.defaults:
             continue
         shape = ctx.corpus.by_name.get(name)
         path = ctx.field_path(shape.field) if shape is not None else "fields"
         yield (path, "extra"), ctx.finding(
-            "round-trip", WARNING, path,
+            "round-trip",
+            WARNING,
+            path,
             f"parsing the chat template's rendering ({label}) also gives `{name}` = "
-            f"{quote(json.dumps(value))}, which the message does not have.", example)
+            f"{quote(json.dumps(value))}, which the message does not have.",
+            example,
+        )

@@ -195,7 +195,9 @@ def encode_kv_lines(arguments: dict[str, Any], args: Mapping[str, Any]) -> str |
     kv_sep = args.get("kv_sep", ":")
     if not isinstance(kv_sep, str) or not kv_sep or not (line_sep is None or line_sep):
         return None
-    lines = [f"{k}{kv_sep} {_value_text(v, args.get('value_parser'))}" for k, v in arguments.items()]
+    lines = [
+        f"{k}{kv_sep} {_value_text(v, args.get('value_parser'))}" for k, v in arguments.items()
+    ]
     return (" " if line_sep is None else str(line_sep)).join(lines)
 
 

@@ -185,8 +185,10 @@ def stop_token_dependent(ctx: Context) -> list[Finding]:
                 continue
             severity = ERROR if is_raised(with_token) != is_raised(without) else WARNING
             outcome = (
-                "raises" if is_raised(without) else "gives a different message"
-            ) if severity == ERROR or not is_raised(with_token) else "gives a message"
+                ("raises" if is_raised(without) else "gives a different message")
+                if severity == ERROR or not is_raised(with_token)
+                else "gives a message"
+            )
             out[path] = ctx.finding(
                 "stop-token-dependent",
                 severity,

@@ -164,14 +164,21 @@ def ambiguous_delimiters(ctx: Context) -> list[Finding]:
                 if match.end() > len(sample.text):
                     continue  # B is the longer one here: reported from B's side
                 reported.add(pair)
-                out.append(_ambiguity(ctx, (shape_a, kind_a, delim_a), (shape_b, kind_b, delim_b),
-                                      sample.text, match.end() == len(sample.text)))
+                out.append(
+                    _ambiguity(
+                        ctx,
+                        (shape_a, kind_a, delim_a),
+                        (shape_b, kind_b, delim_b),
+                        sample.text,
+                        match.end() == len(sample.text),
+                    )
+                )
                 break
     return out
 
 
 def _ambiguity(ctx: Context, a: tuple, b: tuple, text: str, tie: bool) -> Finding:
-    (shape_a, kind_a, delim_a), (shape_b, kind_b, delim_b) = a, b
+    (shape_a, kind_a, _), (shape_b, kind_b, delim_b) = a, b
     corpus = ctx.corpus
     part = corpus.part(shape_a.name)
     example_text = corpus.compose([part], bool(corpus.end)) if part is not None else text

@@ -18,7 +18,7 @@ from rtc.compiler.model import Template
 
 from .probe import Probe, is_raised
 from .samples import Sample, literal_or_samples
-from .shapes import TOOLS, Shape, ToolCall, payload_for, shapes
+from .shapes import TOOLS, Shape, payload_for, shapes
 
 MAX_TEXTS = 160
 SEPARATORS = ("", "\n\n")
@@ -87,7 +87,9 @@ class Corpus:
         if payload is None and key in self._parts:
             return self._parts[key]
         shape = self.by_name[name]
-        made = self._canonical(shape, payload if payload is not None else payload_for(shape, variant))
+        made = self._canonical(
+            shape, payload if payload is not None else payload_for(shape, variant)
+        )
         if payload is None:
             self._parts[key] = made
         return made
