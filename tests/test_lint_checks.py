@@ -7,6 +7,8 @@ says (the value that was lost, the exception, the two different messages, ...).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lint_helpers import TOOL_TRANSFORM, chat_like, findings, outcomes, raised_types, template
 
@@ -264,3 +266,26 @@ def test_a_probe_over_its_time_limit_stops_the_lint(monkeypatch: pytest.MonkeyPa
     (f,) = lint(CLEAN)
     assert f.code == "catastrophic-backtracking" and f.severity == ERROR
     assert f.result["exception"] == "TimeoutError"
+
+
+# -- bounded and deterministic -------------------------------------------------------------
+
+
+def test_the_lint_is_deterministic() -> None:
+    tpl = chat_like(content={"close": "<|end|>"})
+    first = [f.to_json() for f in lint(tpl)]
+    second = [f.to_json() for f in lint(json.loads(json.dumps(tpl)))]
+    assert first == second
+
+
+def test_probe_texts_are_bounded_for_large_templates() -> None:
+    from rtc.compiler import validate
+    from rtc.compiler.lint.shapes import TOOLS
+    from rtc.compiler.lint.texts import MAX_TEXTS, Corpus
+
+    fields = {f"f{i}": {"open": f"<f{i}>", "close": f"</f{i}>"} for i in range(40)}
+    tpl = template({**fields, "content": {"close": "<|end|>"}})
+    probe = Probe(tpl, TOOLS)
+    texts = Corpus(validate(tpl), probe).texts()
+    assert len(texts) == MAX_TEXTS
+    assert max(len(t.text) for t in texts) < 200
