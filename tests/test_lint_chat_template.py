@@ -32,6 +32,11 @@ TOOLS = [
 ]
 USER = {"role": "user", "content": "Weather in Paris?"}
 CALL = {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+STRING_CALL = {
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "P"}'},
+}
+CALLING = {"role": "assistant", "content": "", "tool_calls": [STRING_CALL]}
 CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
     "system and user": [{"role": "system", "content": "Be brief."}, USER],
     "content": [USER, {"role": "assistant", "content": "Sunny."}],
@@ -45,31 +50,10 @@ CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
         USER,
         {"role": "assistant", "content": "", "tool_calls": [CALL]},
     ],
-    "tool call (string arguments)": [
-        USER,
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {
-                    "type": "function",
-                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
-                }
-            ],
-        },
-    ],
+    "tool call (string arguments)": [USER, CALLING],
     "tool result and answer": [
         USER,
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {
-                    "type": "function",
-                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
-                }
-            ],
-        },
+        CALLING,
         {"role": "tool", "content": '{"temperature": 21}'},
         {"role": "assistant", "content": "It is 21 degrees."},
     ],

@@ -9,7 +9,7 @@ from typing import Any
 from rtc.compiler.model import Delimiter, Field, Template
 from rtc.compiler.validate import _path as key_path  # one rule for key paths in messages
 
-from .findings import Example, Finding, finding
+from .findings import Example, Finding
 from .probe import ONE_SHOT, Probe, Run
 from .shapes import TOOLS
 from .texts import Corpus
@@ -53,7 +53,9 @@ class Context:
         example: Example | None,
         suggestion: str | None = None,
     ) -> Finding:
-        return finding(self.probe, code, severity, path, message, example, suggestion)
+        """A finding whose example result is produced by running the probe."""
+        result = example.produce(self.probe) if example is not None else None
+        return Finding(code, severity, path, message, example, result, suggestion)
 
     def one_shot(self, text: str) -> Any:
         return self.probe.one_shot(self.prefix, text)

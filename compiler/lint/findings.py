@@ -75,17 +75,3 @@ class Finding:
             self.path,
             self.example.text if self.example else "",
         )
-
-
-def finding(
-    probe: Probe,
-    code: str,
-    severity: str,
-    path: str,
-    message: str,
-    example: Example | None,
-    suggestion: str | None = None,
-) -> Finding:
-    """A finding whose example result is produced by running the probe (never written by hand)."""
-    result = example.produce(probe) if example is not None else None
-    return Finding(code, severity, path, message, example, result, suggestion)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from re import _constants as sre  # noqa: N812 -- the names below are the parser's own
 from re import _parser as sre_parse
@@ -119,22 +120,13 @@ def char_matches(op: Any, arg: Any, ch: str) -> bool:
     return in_set(arg, ch)
 
 
-def group_body_span(pattern: str, name: str) -> tuple[int, int] | None:
-    """Where the body of the named group ``(?P<name>…)`` is in ``pattern``'s source text.
-
-    Scans the source (escapes and character sets skipped) for the parenthesis that closes the
-    group, so a suggestion can replace exactly that body and keep the rest of the pattern.
-    """
-    head = f"(?P<{name}>"
-    start = pattern.find(head)
-    if start < 0:
-        head = f"(?<{name}>"
-        start = pattern.find(head)
-        if start < 0:
-            return None
-    i = body = start + len(head)
-    depth = 1
+def _structure(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """``(index, character, depth)`` for every ``(``, ``)`` and ``|`` of ``pattern``'s source
+    that is structure (not escaped, not inside a character set); ``depth`` is the nesting
+    depth before the character."""
+    depth = 0
     in_set_ = False
+    i = 0
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
@@ -149,13 +141,25 @@ def group_body_span(pattern: str, name: str) -> tuple[int, int] | None:
                 i += 1
             if pattern.startswith("]", i + 1):
                 i += 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return body, i
+        elif c in "()|":
+            yield i, c, depth
+            depth += {"(": 1, ")": -1, "|": 0}[c]
         i += 1
+
+
+def group_body_span(pattern: str, name: str) -> tuple[int, int] | None:
+    """Where the body of the named group ``(?P<name>…)`` is in ``pattern``'s source text,
+    so a suggestion can replace exactly that body and keep the rest of the pattern."""
+    for head in (f"(?P<{name}>", f"(?<{name}>"):
+        start = pattern.find(head)
+        if start < 0:
+            continue
+        opened_at = None
+        for index, char, depth in _structure(pattern):
+            if index == start:
+                opened_at = depth
+            elif opened_at is not None and char == ")" and depth == opened_at + 1:
+                return start + len(head), index
     return None
 
 
@@ -191,34 +195,9 @@ def children(op: Any, arg: Any) -> list[Any]:
 
 def top_level_alternatives(pattern: str) -> list[str]:
     """The source text of each top-level alternative of ``pattern`` (``a|b(c|d)`` → a, b(c|d))."""
-    parts: list[str] = []
-    depth = 0
-    in_set_ = False
-    start = i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_set_:
-            if c == "]":
-                in_set_ = False
-        elif c == "[":
-            in_set_ = True
-            if pattern.startswith("^", i + 1):
-                i += 1
-            if pattern.startswith("]", i + 1):
-                i += 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    parts.append(pattern[start:])
-    return parts
+    cuts = [i for i, char, depth in _structure(pattern) if char == "|" and depth == 0]
+    bounds = [-1, *cuts, len(pattern)]
+    return [pattern[a + 1 : b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 END_ONLY = frozenset({"$", "\\Z", "\\z"})
