@@ -11,6 +11,7 @@ from .findings import ERROR, INFO, Finding
 from .probe import STREAMED, Probe, Run, is_raised
 from .samples import literal_or_samples
 from .shapes import CALL, ToolCall, _placeholders
+from .texts import tool_calls
 
 # OpenAI's rule for function names: ^[a-zA-Z0-9_-]{1,64}$. Each of these is allowed by it.
 OPENAI_NAMES = ("get-weather", "GetWeather2", "9lives", "_private", "a", "x" * 64)
@@ -93,7 +94,8 @@ def _truncated(ctx: Context, shape: Any) -> str | None:
     part = corpus.part(shape.name)
     if part is None or shape.field.implicit or shape.field.content not in ("json", "xml-inline"):
         return None
-    lead = corpus.part(corpus.implicit.name).head + "\n\n" if corpus.implicit else ""
+    implicit = corpus.part(corpus.implicit.name) if corpus.implicit else None
+    lead = implicit.head + "\n\n" if implicit is not None else ""
     text = lead + part.head[: len(part.head) - max(3, len(part.head) // 6)]
     return text if is_raised(ctx.one_shot(text)) else None
 
@@ -174,16 +176,8 @@ def _call_text(ctx: Context, shape: Any, name: str) -> str | None:
     return None if part is None else ctx.corpus.compose([part], bool(ctx.corpus.end))
 
 
-def _names(value: Any) -> list[str]:
-    calls = value if isinstance(value, list) else [value]
-    flat = [c for item in calls for c in (item if isinstance(item, list) else [item])]
-    names = []
-    for call in flat:
-        if isinstance(call, dict):
-            function = call.get("function", call)
-            if isinstance(function, dict) and isinstance(function.get("name"), str):
-                names.append(function["name"])
-    return names
+def _names(value: Any) -> list[Any]:
+    return [name for name, _ in tool_calls(value)]
 
 
 def _wider_name(ctx: Context, shape: Any, group: str, span: tuple[int, int] | None) -> str | None:

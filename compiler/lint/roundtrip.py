@@ -22,6 +22,7 @@ from .context import Context, quote
 from .findings import ERROR, INFO, WARNING, Finding
 from .probe import is_raised
 from .shapes import TOOLS
+from .texts import tool_calls
 
 USER = {"role": "user", "content": "What is the weather in Paris, and what time is it there?"}
 TYPED_ARGUMENTS = {
@@ -107,19 +108,6 @@ def _shown_calls(calls: list[tuple[Any, Any]]) -> str:
     return ", ".join(f"{name}({json.dumps(args, ensure_ascii=False)})" for name, args in calls)
 
 
-def _calls(value: Any) -> list[tuple[Any, Any]]:
-    items = value if isinstance(value, list) else [value]
-    flat = [c for item in items for c in (item if isinstance(item, list) else [item])]
-    out = []
-    for call in flat:
-        function = call.get("function", call) if isinstance(call, dict) else None
-        if isinstance(function, dict):
-            out.append((function.get("name"), function.get("arguments")))
-        else:
-            out.append((None, call))
-    return out
-
-
 def round_trip(ctx: Context, chat: ChatTemplate) -> list[Finding]:
     corpus = ctx.corpus
     by_role: dict[str, Any] = {}
@@ -186,13 +174,13 @@ def _differences(ctx, by_role, label, message, text, result, example):
         if shape is not None:
             seen_fields.add(shape.name)
         if role == "tool":
-            if got is not None and _calls(got) == want:
+            if got is not None and tool_calls(got) == want:
                 continue
             written = all(name in text for name, _ in want)
             what = ("the tool calls " if len(want) > 1 else "the tool call ") + quote(
                 _shown_calls(want), 100
             )
-            shown = quote(_shown_calls(_calls(got)), 100) if got is not None else "nothing"
+            shown = quote(_shown_calls(tool_calls(got)), 100) if got is not None else "nothing"
         else:
             if isinstance(got, str) and got.strip() == want.strip():
                 continue

@@ -18,7 +18,7 @@ from rtc.compiler.model import Template
 
 from .probe import Probe, is_raised
 from .samples import Sample, literal_or_samples
-from .shapes import TOOLS, Shape, payload_for, shapes
+from .shapes import Shape, payload_for, shapes
 
 MAX_TEXTS = 160
 SEPARATORS = ("", "\n\n")
@@ -44,16 +44,6 @@ class ProbeText:
     text: str
     parts: tuple[str, ...]  # field names, in order
     ended: bool  # ends with the end-of-turn text
-
-
-def stored(shape: Shape, values: list[Any]) -> Any:
-    """What the message holds for a field after regions with ``values`` closed."""
-    f = shape.field
-    if f.repeats and f.join is None:
-        return list(values)
-    if f.join is not None:
-        return str(f.join).join(str(v) for v in values)
-    return values[-1]
 
 
 class Corpus:
@@ -191,14 +181,20 @@ def _holds(shape: Shape, message: dict[str, Any], payload: Any) -> bool:
     value = message[shape.name]
     if shape.role != "tool":
         return value not in ("", None)
-    calls = value if isinstance(value, list) else [value]
-    flat = [c for item in calls for c in (item if isinstance(item, list) else [item])]
-    wanted = [c.name for c in payload]
-    names = [c.get("function", {}).get("name") if isinstance(c, dict) else None for c in flat]
-    arguments = [
-        c.get("function", {}).get("arguments") if isinstance(c, dict) else None for c in flat
-    ]
-    return names == wanted and arguments == [c.arguments for c in payload]
+    wanted = [(c.name, c.arguments) for c in payload]
+    return tool_calls(value) == wanted
 
 
-__all__ = ["TOOLS", "Corpus", "Part", "ProbeText", "stored"]
+def tool_calls(value: Any) -> list[tuple[Any, Any]]:
+    """(name, arguments) of every tool call in a field's value (lists of calls flattened;
+    ``{"function": {...}}`` or a bare ``{"name", "arguments"}``), anything else as (None, it)."""
+    items = value if isinstance(value, list) else [value]
+    flat = [c for item in items for c in (item if isinstance(item, list) else [item])]
+    out: list[tuple[Any, Any]] = []
+    for call in flat:
+        function = call.get("function", call) if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            out.append((function.get("name"), function.get("arguments")))
+        else:
+            out.append((None, call))
+    return out
