@@ -155,3 +155,12 @@ def test_pre_commit_hooks_run_rtc_check_and_rtc_lint() -> None:
     assert by_id["rtc-lint"]["entry"] == "rtc lint"
     for hook in hooks:
         assert hook["language"] == "python" and hook["name"]
+
+
+def test_text_output_escapes_control_characters(tmp_path: Path) -> None:
+    tpl = chat_like()
+    tpl["fields"]["x\x1b[2J\nname"] = {"open": "<x\x9b>", "close": "</x>"}
+    result = run(str(write(tmp_path / "t.json", tpl)), "--fail-on", "info")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "\x9b" not in result.output
+    assert "\\x1b[2J\\nname" in result.output

@@ -76,8 +76,14 @@ def as_json(findings: list[Finding], accepted: int = 0) -> str:
     return json.dumps(payload, ensure_ascii=False, indent=2)
 
 
+def _printable(text: str) -> str:
+    """``text`` with every non-printable character escaped: messages quote template data and
+    model output, which must not reach the terminal as control sequences or line breaks."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def _value(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = _printable(json.dumps(value, ensure_ascii=False))
     return text if len(text) <= 400 else text[:399] + "…"
 
 
@@ -88,7 +94,7 @@ def as_text(findings: list[Finding], sources: list[str], accepted: int = 0) -> s
     for source in sources:
         mine = [f for f in findings if f.source == source]
         counts = ", ".join(f"{sum(f.severity == s for f in mine)} {s}" for s in SEVERITIES)
-        lines.append(click.style(f"{source}: {counts}", bold=True))
+        lines.append(click.style(f"{_printable(source)}: {counts}", bold=True))
         for severity in SEVERITIES:
             group = [f for f in mine if f.severity == severity]
             if not group:
@@ -106,17 +112,17 @@ def as_text(findings: list[Finding], sources: list[str], accepted: int = 0) -> s
 def _finding_lines(f: Finding) -> list[str]:
     colour = _COLOURS[f.severity]
     lines = [
-        "  " + click.style(f"{f.severity}[{f.code}]", fg=colour) + f" {f.path}",
-        f"    {f.message}",
+        "  " + click.style(f"{f.severity}[{f.code}]", fg=colour) + f" {_printable(f.path)}",
+        f"    {_printable(f.message)}",
     ]
     if f.example is not None:
         lines.append(f"    prefix: {_value(f.example.prefix)}")
         lines.append(f"    text:   {_value(f.example.text)}")
         if isinstance(f.result, dict) and len(f.example.runs) > 1:
             for label, result in f.result.items():
-                lines.append(f"    {label}: {_value(result)}")
+                lines.append(f"    {_printable(label)}: {_value(result)}")
         else:
             lines.append(f"    result: {_value(f.result)}")
     if f.suggestion:
-        lines.append(f"    suggestion: {f.suggestion}")
+        lines.append(f"    suggestion: {_printable(f.suggestion)}")
     return lines
