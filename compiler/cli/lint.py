@@ -1,4 +1,4 @@
-"""The ``rtc lint`` command: parses its arguments and calls :func:`rtc.compiler.lint.lint`."""
+"""``rtc lint``: parses its arguments and calls :func:`rtc.compiler.lint.lint` for each source."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import dataclasses
 
 import click
 
-from .findings import SEVERITIES, Finding
-from .report import (
+from rtc.compiler.lint import lint
+from rtc.compiler.lint.findings import SEVERITIES, Finding
+from rtc.compiler.lint.inputs import read_input
+from rtc.compiler.lint.report import (
     as_json,
     as_text,
     baseline_json,
@@ -16,6 +18,9 @@ from .report import (
     read_baseline,
     source_name,
 )
+
+from .common import failing_as, write_atomically
+from .compile import catalogue_pairs
 
 
 @click.command("lint")
@@ -67,20 +72,15 @@ def lint_command(
     Exit status: 0 when no finding is at least --fail-on severe (findings in --baseline do not
     count), 1 when one is, 2 when SOURCE cannot be used (one line on stderr).
     """
-    from rtc.compiler.cli import _catalogue, _failing_as, _write_atomically
-
-    from . import lint
-    from .inputs import read_input
-
     if chat_template is not None and (all_ or len(sources) > 1):
         raise click.UsageError("--chat-template applies to one SOURCE")
-    paths = [t for folder in sources for t, _ in _catalogue(folder)] if all_ else list(sources)
+    paths = [t for folder in sources for t, _ in catalogue_pairs(folder)] if all_ else list(sources)
     findings: list[Finding] = []
     names: list[str] = []
     for path in paths:
-        with _failing_as():
+        with failing_as():
             given = read_input(path, chat_template)
-        with _failing_as(f"{given.name}: "):
+        with failing_as(f"{given.name}: "):
             found = lint(
                 given.template,
                 chat_template=given.chat_template,
@@ -90,12 +90,12 @@ def lint_command(
         names.append(name)
         findings += [dataclasses.replace(f, source=name) for f in found]
     if write_baseline is not None:
-        _write_atomically(write_baseline, baseline_json(findings).encode("utf-8"))
+        write_atomically(write_baseline, baseline_json(findings).encode("utf-8"))
         click.echo(f"rtc lint: {len(findings)} finding(s) written to {write_baseline}", err=True)
         return
     accepted = 0
     if baseline is not None:
-        with _failing_as():
+        with failing_as():
             known = read_baseline(baseline)
         kept = [f for f in findings if key(f) not in known]
         accepted = len(findings) - len(kept)
