@@ -33,7 +33,7 @@ import jinja2.sandbox
 from jinja2.exceptions import SecurityError, TemplateError
 from jinja2.utils import Namespace
 
-from .probe import Alarm, time_limit
+from rtc.compiler.deadline import Timeout, time_limit
 
 RENDER_SECONDS = 5.0
 MAX_SIZE = 1 << 20
@@ -197,7 +197,7 @@ class ChatTemplate:
                     add_generation_prompt=add_generation_prompt,
                     **context,
                 )
-        except Alarm:
+        except Timeout:
             raise ChatTemplateError(
                 f"the chat template did not render within {RENDER_SECONDS:g} s"
             ) from None

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import json
 import math
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from types import FrameType, ModuleType
+from types import ModuleType
 from typing import Any
 
 from rtc.compiler.codegen import load
+from rtc.compiler.deadline import Timeout, time_limit
 
 RUN_SECONDS = 2.0
 """Wall-clock limit of one probe run (one shot or streamed)."""
@@ -40,28 +37,6 @@ class ProbeTimeout(Exception):
         super().__init__(f"the parser did not finish within {RUN_SECONDS:g} s")
         self.prefix = prefix
         self.text = text
-
-
-class Alarm(BaseException):
-    """Raised by the timer; a BaseException so the parser's own handlers cannot swallow it."""
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach the main thread only; elsewhere runs are unbounded
-        return
-
-    def on_alarm(signum: int, frame: FrameType | None) -> None:
-        raise Alarm
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass(frozen=True)
@@ -128,7 +103,7 @@ class Probe:
                     result = self._streamed(prefix, text, tool_list, chunk)
                 else:
                     result = self._holdback(prefix, text, tool_list)
-        except Alarm:
+        except Timeout:
             self.timed_out = ProbeTimeout(prefix, text)
             raise self.timed_out from None
         self._cache[key] = result
