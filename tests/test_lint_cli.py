@@ -15,6 +15,7 @@ from rtc.compiler.cli import main
 
 ROOT = Path(__file__).parent.parent
 CHATS = Path(__file__).parent / "data" / "chat_templates"
+PINNED = Path(__file__).parent / "data" / "lint_templates"
 KEYS = ["code", "severity", "path", "message", "example", "suggestion"]
 
 
@@ -100,7 +101,7 @@ def test_all_lints_every_template_of_a_folder_and_baselines_accept_them(tmp_path
     folder = tmp_path / "catalogue"
     folder.mkdir()
     for name in ("qwen3", "llama3", "r1_distill"):
-        shutil.copy(ROOT / "generated" / f"{name}.json", folder)
+        shutil.copy(PINNED / f"{name}.json", folder)
     result = run("--all", str(folder), "--format", "json")
     assert result.exit_code == 1  # llama3 needs its end-of-turn token: an error
     sources = {f["source"] for f in json.loads(result.output)["findings"]}
@@ -117,7 +118,7 @@ def test_all_lints_every_template_of_a_folder_and_baselines_accept_them(tmp_path
 
 
 def test_tokenizer_config_and_folder_bring_their_chat_template(tmp_path: Path) -> None:
-    template = json.loads((ROOT / "generated" / "smollm3.json").read_text(encoding="utf-8"))
+    template = json.loads((PINNED / "smollm3.json").read_text(encoding="utf-8"))
     chat = (CHATS / "smollm3_unsloth.jinja").read_text(encoding="utf-8")
     config = {"response_template": template, "chat_template": chat, "eos_token": "<|im_end|>"}
     path = write(tmp_path / "tokenizer_config.json", config)
@@ -129,10 +130,10 @@ def test_tokenizer_config_and_folder_bring_their_chat_template(tmp_path: Path) -
     (folder / "chat_template.jinja").write_text(chat, encoding="utf-8")
     from_folder = json.loads(run(str(folder), "--format", "json").output)["findings"]
     assert from_folder == [dict(f, source="model") for f in from_config]
-    plain = json.loads(run(str(ROOT / "generated" / "smollm3.json"), "--format", "json").output)
+    plain = json.loads(run(str(PINNED / "smollm3.json"), "--format", "json").output)
     assert not any(f["code"] == "round-trip" for f in plain["findings"])
     given = run(
-        str(ROOT / "generated" / "smollm3.json"),
+        str(PINNED / "smollm3.json"),
         "--chat-template",
         str(CHATS / "smollm3_unsloth.jinja"),
         "--format",

@@ -12,12 +12,13 @@ from rtc.compiler.lint.chat_template import ChatTemplate
 from rtc.compiler.lint.findings import INFO, WARNING
 from rtc.compiler.lint.roundtrip import MESSAGES, render_turn
 
-ROOT = Path(__file__).parent.parent
-CHATS = Path(__file__).parent / "data" / "chat_templates"
+DATA = Path(__file__).parent / "data"
+CHATS = DATA / "chat_templates"
 
 
 def _catalogue(name: str) -> dict:
-    return json.loads((ROOT / "generated" / f"{name}.json").read_text(encoding="utf-8"))
+    """A catalogue template as the lint tests pin it (tests/data/lint_templates)."""
+    return json.loads((DATA / "lint_templates" / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def _round_trips(name: str, chat: str) -> list:

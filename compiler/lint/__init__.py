@@ -63,8 +63,8 @@ def lint(
     probe = Probe(template, TOOLS)
     findings: list[Finding] = []
     try:
-        ctx = Context(template, model, probe, Corpus(model, probe))
-        ctx.eos_tokens = tuple(t for t in (tokens.get("eos_token"),) if t)
+        eos = tuple(t for t in (tokens.get("eos_token"),) if t)
+        ctx = Context(template, model, probe, Corpus(model, probe), eos)
         for _, check in CHECKS:
             findings += check(ctx)
         if chat_template is not None:

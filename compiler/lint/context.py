@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rtc.compiler.model import Delimiter, Field, Template
@@ -11,7 +11,6 @@ from rtc.compiler.validate import _path as key_path  # one rule for key paths in
 
 from .findings import Example, Finding
 from .probe import ONE_SHOT, Probe, Run
-from .shapes import TOOLS
 from .texts import Corpus
 
 ONE_SHOT_RUN = Run("result", ONE_SHOT)
@@ -24,7 +23,6 @@ class Context:
     probe: Probe
     corpus: Corpus
     eos_tokens: tuple[str, ...] = ()
-    notes: list[str] = field(default_factory=list)
 
     @property
     def prefix(self) -> str:
@@ -37,12 +35,7 @@ class Context:
         return key_path("fields", f.name, delim.key)
 
     def example(self, text: str, *runs: Run, prefix: str | None = None) -> Example:
-        return Example(
-            self.prefix if prefix is None else prefix,
-            text,
-            runs or (ONE_SHOT_RUN,),
-            tuple(TOOLS),
-        )
+        return Example(self.prefix if prefix is None else prefix, text, runs or (ONE_SHOT_RUN,))
 
     def finding(
         self,

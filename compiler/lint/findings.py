@@ -21,14 +21,13 @@ class Example:
     """A minimal input and what the compiled parser gives for it.
 
     ``runs`` say how ``result`` was produced, so it can be produced again (the tests re-run
-    every example): one run gives ``result`` itself, several give ``{label: result}``.
-    ``tools`` is the tool list the runs passed (for typed arguments), if any.
+    every example): one run gives ``result`` itself, several give ``{label: result}``. Runs
+    pass the probe's tool list (``shapes.TOOLS``), so tool arguments are typed as in a server.
     """
 
     prefix: str
     text: str
     runs: tuple[Run, ...] = (Run("result", ONE_SHOT),)
-    tools: tuple[dict[str, Any], ...] | None = None
 
     def produce(self, probe: Probe) -> Any:
         results = {run.label: probe.result(self.prefix, self.text, run) for run in self.runs}

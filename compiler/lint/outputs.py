@@ -10,7 +10,7 @@ from .context import Context, quote
 from .findings import ERROR, INFO, Finding
 from .probe import STREAMED, Probe, Run, is_raised
 from .samples import literal_or_samples
-from .shapes import CALL, ToolCall, _placeholders
+from .shapes import CALL, ToolCall, placeholders
 from .texts import tool_calls
 
 # OpenAI's rule for function names: ^[a-zA-Z0-9_-]{1,64}$. Each of these is allowed by it.
@@ -32,7 +32,9 @@ def raises_on_output(ctx: Context) -> list[Finding]:
     out: dict[tuple[str, str], Finding] = {}
     corpus = ctx.corpus
 
-    def report(kind: str, path: str, severity: str, text: str, what: str, suggestion=None):
+    def report(
+        kind: str, path: str, severity: str, text: str, what: str, suggestion: str | None = None
+    ) -> None:
         if (kind, path) not in out:
             out[(kind, path)] = ctx.finding(
                 "raises-on-output", severity, path, what, ctx.example(text), suggestion
@@ -120,7 +122,7 @@ def _name_capture(shape: Any) -> str | None:
     f = shape.field
     if f.open is None or f.open.is_literal:
         return None
-    for location, path in _placeholders(f.transform):
+    for location, path in placeholders(f.transform):
         if location and location[-1] in ("name", "tool_name", "function_name"):
             if path in f.open.group_names:
                 return path

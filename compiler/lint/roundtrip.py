@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from .chat_template import ChatTemplate, ChatTemplateError
@@ -156,7 +157,15 @@ def round_trip(ctx: Context, chat: ChatTemplate) -> list[Finding]:
     return list(out.values())
 
 
-def _differences(ctx, by_role, label, message, text, result, example):
+def _differences(
+    ctx: Context,
+    by_role: dict[str, Any],
+    label: str,
+    message: dict[str, Any],
+    text: str,
+    result: dict[str, Any],
+    example: Any,
+) -> Iterator[tuple[tuple[str, str], Finding]]:
     expected: list[tuple[str, Any]] = []
     reasoning = message.get("reasoning_content")
     if reasoning:

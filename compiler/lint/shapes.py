@@ -76,19 +76,19 @@ _NAME_KEYS = ("name", "tool_name", "function_name")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 
 
-def _placeholders(node: Any, where: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+def placeholders(node: Any, where: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
     """(output location, placeholder path) for every placeholder string in a transform."""
     if isinstance(node, str):
         match = PLACEHOLDER.fullmatch(node)
         return [(where, match.group(1))] if match else []
     if isinstance(node, dict):
-        return [p for key, item in node.items() for p in _placeholders(item, (*where, key))]
+        return [p for key, item in node.items() for p in placeholders(item, (*where, key))]
     if isinstance(node, list):
-        return [p for i, item in enumerate(node) for p in _placeholders(item, (*where, str(i)))]
+        return [p for i, item in enumerate(node) for p in placeholders(item, (*where, str(i)))]
     return []
 
 
-def _value_for(location: tuple[str, ...], call: ToolCall) -> Any:
+def value_for(location: tuple[str, ...], call: ToolCall) -> Any:
     """The part of ``call`` a transform location holds (``function.name`` → the name)."""
     last = location[-1] if location else ""
     if last == "function" or not location:
@@ -235,14 +235,14 @@ class Shape:
 
     def _tool_body(self, calls: list[ToolCall]) -> tuple[str, dict[str, str]] | None:
         f = self.field
-        spots = _placeholders(f.transform) if f.has_transform else [((), "content")]
+        spots = placeholders(f.transform) if f.has_transform else [((), "content")]
         overrides: dict[str, str] = {}
         if f.transform_each:
             elements = []
             for call in calls:
                 element: dict[str, Any] = {}
                 for location, path in spots:
-                    _set_path(element, path.split("."), _value_for(location, call))
+                    _set_path(element, path.split("."), value_for(location, call))
                 elements.append(element)
             content: Any = elements
         else:
@@ -252,7 +252,7 @@ class Shape:
             holder: dict[str, Any] = {}
             for location, path in spots:
                 root, *rest = path.split(".")
-                value = _value_for(location, calls[0])
+                value = value_for(location, calls[0])
                 if root in self.captures and not rest:
                     overrides[root] = value if isinstance(value, str) else json.dumps(value)
                 elif root == "content":
