@@ -51,6 +51,7 @@ def test_overwritten_explicit_field_is_info_and_repeats_fields_are_not_reported(
     assert f.severity == INFO
     assert f.result["reasoning"] == "I should call the tool."
     assert "The user wants" in f.example.text
+    assert '"repeats": true, "join": "\\n\\n"' in f.suggestion  # checked on the changed copy
     repeating = chat_like(
         reasoning={"open": "<think>", "close": "</think>", "repeats": True, "join": "\n"}
     )

@@ -41,7 +41,12 @@ def overwritten_field(ctx: Context) -> list[Finding]:
             continue
         if result[shape.name] != lone.get(shape.name):
             continue
-        join = {"repeats": True, "join": "\n\n"} if f.content == "text" else {"repeats": True}
+        fix = {"repeats": True, "join": "\n\n"} if f.content == "text" else {"repeats": True}
+        example = ctx.example(text)
+        fixed = ctx.fixed_result(ctx.with_field(f, **fix), example)
+        kept = isinstance(fixed, dict) and len(json.dumps(fixed.get(shape.name))) > len(
+            json.dumps(result[shape.name])
+        )
         out.append(
             ctx.finding(
                 "overwritten-field",
@@ -49,8 +54,12 @@ def overwritten_field(ctx: Context) -> list[Finding]:
                 ctx.field_path(f),
                 f"`{shape.name}` does not repeat: when the model writes it twice, only the "
                 f"second value ({_shown(result[shape.name])}) is kept and the first is lost.",
-                ctx.example(text),
-                f"if the model can write it twice, set {json.dumps(join)[1:-1]} on the field",
+                example,
+                (
+                    f"if the model can write it twice, set {json.dumps(fix)[1:-1]} on the field"
+                    if kept
+                    else None
+                ),
             )
         )
     return out
