@@ -26,14 +26,23 @@ __all__ = ["for_model_type", "get", "model_types", "names"]
 # model type would pick the wrong parser for some of them.
 _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "cohere": ("cohere2",),
+    "deepseek_v3": (),
+    "deepseek_v31": (),
+    "deepseek_v32": (),
     "deepseek_v4": ("deepseek_v4",),
     "ernie": ("ernie4_5", "ernie4_5_moe"),
     "gemma4": ("gemma4",),
+    "gigachat3": (),
     "glm4_moe": ("glm4_moe",),
     "gpt_oss": ("gpt_oss",),
     "granite4": ("granitemoehybrid",),
+    "hunyuan_a13b": (),
+    "kimi_k2": ("kimi_k2",),
     "lfm2_5": ("lfm2",),
     "llama3": (),
+    "longcat": (),
+    "minimax_m1": (),
+    "minimax_m2": ("minimax_m2",),
     "mistral": (),
     "nemotron3": ("nemotron_h",),
     "qwen3": (
@@ -50,7 +59,10 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "qwen3_5": ("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"),
     "qwen3_coder": (),
     "r1_distill": (),
+    "seed_oss": ("seed_oss",),
     "smollm3": ("smollm3",),
+    "step3": (),
+    "step3p5": (),
 }
 
 _NAMES: tuple[str, ...] = tuple(sorted(_MODEL_TYPES))
