@@ -38,6 +38,7 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "granite4": ("granitemoehybrid",),
     "hunyuan_a13b": (),
     "kimi_k2": ("kimi_k2",),
+    "kimi_k3": (),
     "lfm2_5": ("lfm2",),
     "llama3": (),
     "longcat": (),
