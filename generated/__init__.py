@@ -37,6 +37,7 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "gpt_oss": ("gpt_oss",),
     "granite4": ("granitemoehybrid",),
     "hunyuan_a13b": (),
+    "hy_v3": (),
     "kimi_k2": ("kimi_k2",),
     "kimi_k3": (),
     "lfm2_5": ("lfm2",),
