@@ -26,16 +26,27 @@ __all__ = ["for_model_type", "get", "model_types", "names"]
 # model type would pick the wrong parser for some of them.
 _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "cohere": ("cohere2",),
+    "deepseek_v3": (),
+    "deepseek_v31": (),
+    "deepseek_v32": (),
     "deepseek_v4": ("deepseek_v4",),
     "ernie": ("ernie4_5", "ernie4_5_moe"),
     "gemma4": ("gemma4",),
     "gemma4_rtc": (),
+    "gigachat3": (),
     "glm4_moe": ("glm4_moe",),
     "gpt_oss": ("gpt_oss",),
     "granite3": (),
     "granite4": ("granitemoehybrid",),
+    "hunyuan_a13b": (),
+    "hy_v3": (),
+    "kimi_k2": ("kimi_k2",),
+    "kimi_k3": (),
     "lfm2_5": ("lfm2",),
     "llama3": (),
+    "longcat": (),
+    "minimax_m1": (),
+    "minimax_m2": ("minimax_m2",),
     "mistral": (),
     "mistral_magistral": (),
     "mistral_v3": (),
@@ -55,7 +66,10 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "qwen3_5_rtc": (),
     "qwen3_coder": (),
     "r1_distill": (),
+    "seed_oss": ("seed_oss",),
     "smollm3": ("smollm3",),
+    "step3": (),
+    "step3p5": (),
 }
 
 _NAMES: tuple[str, ...] = tuple(sorted(_MODEL_TYPES))
