@@ -5,8 +5,9 @@ Layout, one folder per catalogue family (``tests/data/catalogue/NAME/``, NAME as
 ``family.json``
     ``origin``: ``"official"`` (a checkpoint or transformers ships this exact template; then
     ``official_copy`` names the byte-identical copy under ``tests/data``) or ``"rtc"`` (written and
-    maintained here); ``base``: the family a sibling or variant belongs to (its name is the base's
-    name plus a suffix, and its start anchor is the base's); ``written_from``: where the template's
+    maintained here); ``base``: the family a sibling or variant belongs to (its name starts with the
+    base's model name, ``gemma4`` → ``gemma4_rtc``, ``granite4`` → ``granite3``, and its start
+    anchor is the base's); ``written_from``: where the template's
     format comes from (chat template, model card, parser tests), each ``{"repo", "path", "commit"}``
     or ``{"url"}`` with a ``what``; ``model_types``: what ``rtc.generated.for_model_type`` maps to
     it; ``reasoning_field``: the template's reasoning field (``reasoning_content``, ``thinking`` or
@@ -140,6 +141,23 @@ def family(name: str) -> Family:
 
 def all_fixtures() -> list[Fixture]:
     return [fx for name in catalogue_names() for fx in family(name).fixtures]
+
+
+VLLM = "vllm-project/vllm"
+
+
+def expectation(fx: Fixture) -> tuple[str, ...]:
+    """One of vLLM's expectations: a test's text and expected message after the same prompt, in
+    a family's group (the family, or the base of a sibling or variant that copies the fixture)."""
+    return (
+        family(fx.family).meta.get("base") or fx.family,
+        fx.source["path"],
+        fx.source["test"],
+        fx.text,
+        fx.prefix,
+        json.dumps(fx.expected, sort_keys=True),
+        json.dumps(fx.tools, sort_keys=True),
+    )
 
 
 # --- comparing by meaning ---------------------------------------------------------------------

@@ -21,10 +21,12 @@ from catalogue_data import (
     GENERATED,
     ORIGINS,
     REASONING_FIELDS,
+    VLLM,
     Fixture,
     all_fixtures,
     catalogue_names,
     chunkings,
+    expectation,
     expected_meaning,
     family,
     meaning,
@@ -34,7 +36,6 @@ import rtc.generated as catalogue
 
 NAMES = catalogue_names()
 FIXTURES = all_fixtures()
-VLLM = "vllm-project/vllm"
 VLLM_SHARE = 0.85
 MIN_FIXTURES = 3
 
@@ -77,7 +78,9 @@ def test_family_is_described(name: str) -> None:
         assert reasoning in REASONING_FIELDS and reasoning in template["fields"]
     base = meta.get("base")
     if base is not None:
-        assert name.startswith(base) and name != base and base in NAMES
+        # granite3 / granite4, glm47 / glm4_moe: the model name before its version number.
+        stem = base.split("_")[0].rstrip("0123456789")
+        assert name.startswith(stem) and name != base and base in NAMES
         assert _anchor(template) == _anchor(_template(base)), "a variant keeps its base's anchor"
     spec = meta.get("chat_template")
     if spec:
@@ -87,6 +90,8 @@ def test_family_is_described(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_family_has_fixtures(name: str) -> None:
+    cases = CATALOGUE.parent / "family_cases" / f"{name}.jsonl"
+    assert cases.is_file(), f"{cases}: every family has cases run through the reference"
     fixtures = family(name).fixtures
     assert len(fixtures) >= MIN_FIXTURES, f"{name}: {len(fixtures)} fixtures"
     ids = [fx.id for fx in fixtures]
@@ -170,10 +175,24 @@ def test_fixture(fx: Fixture) -> None:
         assert found, f"{fx.key} now passes: remove it from {fx.family}/known_gaps.json"
 
 
+def vllm_expectations() -> dict[tuple[str, ...], list[Fixture]]:
+    """vLLM's expectations, each with the fixtures (in a family and its siblings) that carry it."""
+    expectations: dict[tuple[str, ...], list[Fixture]] = {}
+    for fx in FIXTURES:
+        if fx.source.get("repo") == VLLM:
+            expectations.setdefault(expectation(fx), []).append(fx)
+    return expectations
+
+
 def test_vllm_expectations_are_met() -> None:
-    """The issue's bar: at least 85% of vLLM's own expectations, on stop-stripped text."""
-    from_vllm = [fx for fx in FIXTURES if fx.source.get("repo") == VLLM]
-    met = [fx for fx in from_vllm if not problems(fx.key)]
-    assert from_vllm, "no fixtures from vLLM's tests"
-    share = len(met) / len(from_vllm)
-    assert share >= VLLM_SHARE, f"{len(met)}/{len(from_vllm)} = {share:.0%} of vLLM's expectations"
+    """The issue's bar: at least 85% of vLLM's own expectations, on stop-stripped text, met by
+    the catalogue parser of the family or of a sibling or variant."""
+    expectations = vllm_expectations()
+    met = [
+        key for key, copies in expectations.items() if any(not problems(fx.key) for fx in copies)
+    ]
+    assert expectations, "no fixtures from vLLM's tests"
+    share = len(met) / len(expectations)
+    assert (
+        share >= VLLM_SHARE
+    ), f"{len(met)}/{len(expectations)} = {share:.0%} of vLLM's expectations"
