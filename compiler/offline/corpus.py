@@ -3,8 +3,10 @@
 Deterministic for a seed. Each family writes generations the way its models do (reasoning,
 prose, one or two tool calls with typed or string arguments, the end-of-turn token), after a
 prompt that ends at the template's start anchor; about 1% of the generations are malformed
-(a cut-off or broken tool call), and a few records are bad (not JSON, no text, a text that is not
-a string) or blank lines. Records: ``{"id", "family", "prompt", "text", "tools"}``.
+(a cut-off or broken tool call: an error where the template parses tool calls strictly, as
+qwen3's does; text kept as content by the catalogue's lenient templates), and a few records are
+bad (not JSON, no text, a text that is not a string) or blank lines. Records: ``{"id",
+"family", "prompt", "text", "tools"}``.
 """
 
 from __future__ import annotations
