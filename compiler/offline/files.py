@@ -106,40 +106,41 @@ def run(
         raise OutputError(f"{output_path}: is the input; write the results to another file")
     batches, total = _batches(input_path, fields, batch_size)
     counts = Counts(total=total)
-    with Interrupts() as interrupts:
-        try:
-            writer = writer_for(output_path)
+    try:
+        writer = writer_for(output_path)  # an unwritable output fails here, before any parsing
+        with Interrupts() as interrupts:
             try:
-                with _parsed(job, batches, workers) as results:
-                    for encoded in results:
-                        writer.write(encoded.payload)
-                        counts.add(
-                            encoded.records,
-                            encoded.errors,
-                            encoded.bad,
-                            encoded.last_line,
-                            encoded.consumed,
-                        )
-                        if progress is not None:
-                            progress.update(counts)
-                writer.finish()
-                interrupts.hold()  # only the rename is left: once it is done, the job is done
-                writer.commit()
-            except BaseException:
-                interrupts.hold()
-                writer.abort()
-                raise
-            finally:
-                if progress is not None:
-                    progress.clear()
-        except KeyboardInterrupt:
-            raise JobFailed("interrupted", counts, interrupted=True) from None
-        except (SourceError, OutputError) as exc:
-            raise JobFailed(str(exc), counts) from exc
-        except Exception as exc:
-            raise JobFailed(repr(exc), counts) from exc
-        finally:
-            batches.close()  # here, in this thread (not whenever the garbage collector runs)
+                try:
+                    with _parsed(job, batches, workers) as results:
+                        for encoded in results:
+                            writer.write(encoded.payload)
+                            counts.add(
+                                encoded.records,
+                                encoded.errors,
+                                encoded.bad,
+                                encoded.last_line,
+                                encoded.consumed,
+                            )
+                            if progress is not None:
+                                progress.update(counts)
+                    writer.finish()
+                    interrupts.hold()  # only the rename is left: once done, the job is done
+                    writer.commit()
+                except BaseException:
+                    interrupts.hold()
+                    writer.abort()
+                    raise
+                finally:
+                    if progress is not None:
+                        progress.clear()
+            except KeyboardInterrupt:
+                raise JobFailed("interrupted", counts, interrupted=True) from None
+            except (SourceError, OutputError) as exc:
+                raise JobFailed(str(exc), counts) from exc
+            except Exception as exc:
+                raise JobFailed(repr(exc), counts) from exc
+    finally:
+        batches.close()  # here, in this thread (not whenever the garbage collector runs)
     return counts
 
 
