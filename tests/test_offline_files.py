@@ -347,3 +347,18 @@ def test_an_interrupt_during_the_final_rename_does_not_undo_a_finished_job(
     )
     assert counts.records == 1
     assert read_output(out)[0]["message"]["content"] == "b"
+
+
+@pytest.mark.parametrize("batch_size", ["1", "10"])  # in two batches (two parts), in one batch
+def test_fields_whose_types_conflict_are_refused_for_parquet(
+    tmp_path: Path, batch_size: str
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"text": "a", "x": 1}\n{"text": "b", "x": "one"}\n')
+    out = tmp_path / "out.parquet"
+    common = ["parse", "--catalogue", "qwen3", "--input", str(source), "--prefix", ""]
+    code, _, err = rtc(*common, "--output", str(out), "--batch-size", batch_size)
+    assert code == 2 and "write a .jsonl output instead" in err and err.count("\n") == 1
+    assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+    code, _, err = rtc(*common, "--output", str(tmp_path / "out.jsonl"))
+    assert code == 0 and [r["x"] for r in read_output(tmp_path / "out.jsonl")] == [1, "one"]

@@ -23,7 +23,7 @@ from .batches import Encoded, encode
 from .command import DEFAULT_BATCH_SIZE
 from .interrupts import Interrupts
 from .jsonl import STDIN, JsonlChunk, open_jsonl, read_chunks
-from .output import JsonlWriter
+from .output import BackgroundWriter, JsonlWriter
 from .parquet import ArrowBatch, ParquetWriter, is_parquet, open_parquet, read_parquet
 from .parsers import ParserRef
 from .progress import Counts, Progress
@@ -81,8 +81,8 @@ def _same_file(input_path: str, output_path: str) -> bool:
         return False
 
 
-def writer_for(path: str) -> JsonlWriter | ParquetWriter:
-    return ParquetWriter(path) if is_parquet(path) else JsonlWriter(path)
+def writer_for(path: str) -> BackgroundWriter:
+    return BackgroundWriter(ParquetWriter(path) if is_parquet(path) else JsonlWriter(path))
 
 
 def run(

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from concurrent import futures
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
+from typing import Any
 
 from .tables import OutputError
 
@@ -55,3 +58,42 @@ class JsonlWriter:
         self._stream.close()
         with suppress(OSError):
             os.unlink(self._temporary)
+
+
+class BackgroundWriter:
+    """A writer whose writes run on a thread of its own, one batch behind the caller.
+
+    Encoding Parquet (Arrow's C++) and writing files release the GIL, so writing one batch
+    overlaps parsing the next. At most one write is in flight (memory stays bounded); its
+    error is raised by the next call. :meth:`abort` waits for the write in flight, which owns
+    the temporary files, before removing them.
+    """
+
+    def __init__(self, writer: Any) -> None:
+        self._writer = writer
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rtc-writer")
+        self._pending: Future[None] | None = None
+
+    def write(self, payload: Any) -> None:
+        self._wait()
+        self._pending = self._thread.submit(self._writer.write, payload)
+
+    def finish(self) -> None:
+        self._wait()
+        self._writer.finish()
+
+    def commit(self) -> None:
+        self._writer.commit()
+        self._thread.shutdown()
+
+    def abort(self) -> None:
+        if self._pending is not None:
+            futures.wait([self._pending])  # its error, if any, is the one being handled already
+            self._pending = None
+        self._thread.shutdown()
+        self._writer.abort()
+
+    def _wait(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.result()

@@ -60,21 +60,12 @@ def _shared_once(pa: Any, values: list[Any]) -> Any:
     first = next((v for v in values if v is not None), None)
     if not isinstance(first, (list, dict)):
         return pa.array(values)
-    position: dict[int, int] = {}
-    unique: list[Any] = []
-    indices: list[int | None] = []
-    for value in values:
-        if value is None:
-            indices.append(None)
-            continue
-        at = position.get(id(value))
-        if at is None:
-            at = position[id(value)] = len(unique)
-            unique.append(value)
-        indices.append(at)
-    if len(unique) == len(values):
+    distinct = {id(v): v for v in values if v is not None}
+    if 2 * len(distinct) > len(values):  # hardly shared (messages): convert as they are
         return pa.array(values)
-    return pa.array(unique).take(pa.array(indices, type=pa.int32()))
+    position = {key: at for at, key in enumerate(distinct)}
+    indices = [None if v is None else position[id(v)] for v in values]
+    return pa.array(list(distinct.values())).take(pa.array(indices, type=pa.int32()))
 
 
 def fields_table(records: list[Any], bad: list[int]) -> Any:
