@@ -300,18 +300,20 @@ def test_an_interrupt_outside_the_workers_shuts_them_down_before_returning(
     import multiprocessing
 
     from rtc.compiler.offline import files
-    from rtc.compiler.offline.parquet import ParquetWriter
+    from rtc.compiler.offline.output import BackgroundWriter
     from rtc.compiler.offline.parsers import ParserRef
     from rtc.compiler.offline.records import Fields
 
     writes = []
+    write = BackgroundWriter.write
 
-    def write(self: ParquetWriter, table: object) -> None:
+    def interrupted_write(self: BackgroundWriter, table: object) -> None:
         writes.append(table)
         if len(writes) == 2:
-            raise KeyboardInterrupt
+            raise KeyboardInterrupt  # as Ctrl-C would, in the main thread, between batches
+        write(self, table)
 
-    monkeypatch.setattr(ParquetWriter, "write", write)
+    monkeypatch.setattr(BackgroundWriter, "write", interrupted_write)
     out = tmp_path / "out.parquet"
     out.write_bytes(b"previous run")
     with pytest.raises(files.JobFailed) as failed:
