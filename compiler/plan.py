@@ -108,6 +108,10 @@ class Plan:
     regexes: list[RegexConst] = field(default_factory=list)
     literal_consts: list[LiteralConst] = field(default_factory=list)
     data_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, expr
+    # Content parsers precompiled from content_args (lowering.content): constants (name,
+    # comment, expr) and value-parser functions (name, comment, expression over ``raw``).
+    content_consts: list[tuple[str, str, str]] = field(default_factory=list)
+    value_functions: list[tuple[str, str, str]] = field(default_factory=list)
     fields: list[FieldPlan] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
     scanner_table: list[str] = field(default_factory=list)

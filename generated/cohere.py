@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
+from rtc.runtime.content import json_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.transform import apply
 from rtc.runtime.engine import CompiledParser, parse_once
@@ -72,8 +72,6 @@ _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
 _CLOSE_TOOL_CALLS_RARE = 12  # '|'
 
 # Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
 # transform of 'tool_calls'
 _TRANSFORM_TOOL_CALLS: Any = {
     "type": "function",
@@ -98,7 +96,7 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_with(body, (), unquoted_keys=False, non_json=0)
     return apply("tool_calls", content, _TRANSFORM_TOOL_CALLS, True, captures)
 
 

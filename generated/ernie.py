@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
+from rtc.runtime.content import json_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -70,10 +70,6 @@ _CLOSE_CONTENT = regex.compile("\\n?</response>", regex.DOTALL)
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_IN_CONTENT = frozenset("\n<")
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
-
 
 # ---- Field values: content parser, then transform ----
 
@@ -92,7 +88,7 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_with(body, (), unquoted_keys=False, non_json=0)
     return {"type": "function", "function": content}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
+from rtc.runtime.content import json_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -74,9 +74,11 @@ _OPEN_TOOL_CALLS_RARE = 1  # '|'
 # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>']
 _CLOSE_CONTENT = regex.compile("<\\|tool_response>|<turn\\|>|<eos>", regex.DOTALL)
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {"unquoted_keys": True, "string_delims": [['<|"|>', '<|"|>']]}
+# Content parsers precompiled from content_args (the reference derives these on every close).
+# content_args of 'tool_calls': string_delims '<|"|>'...'<|"|>'
+_TOOL_CALLS_STRING_DELIMS = (
+    ('<|"|>', regex.compile(regex.escape('<|"|>') + "(.*?)" + regex.escape('<|"|>'), regex.DOTALL)),
+)
 
 
 # ---- Field values: content parser, then transform ----
@@ -90,7 +92,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_with(body, _TOOL_CALLS_STRING_DELIMS, unquoted_keys=True, non_json=0)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_xml_inline
+from rtc.runtime.content import json_with, xml_inline_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -79,12 +79,16 @@ _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*", regex.DOTALL)
 _CLOSE_TOOL_CALLS_PREFIX = "</tool_call>"
 _CLOSE_TOOL_CALLS_RARE = 11  # '>'
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {
-    "tag_pattern": "<arg_key>(?P<key>[^<]+)</arg_key>\\s*\\n<arg_value>(?P<value>.*?)</arg_value>",
-    "value_parser": {"name": "json", "args": {"allow_non_json": True}},
-}
+# Content parsers precompiled from content_args (the reference derives these on every close).
+# content_args of 'tool_calls': tag_pattern
+_TOOL_CALLS_TAG_PATTERN = regex.compile(
+    "<arg_key>(?P<key>[^<]+)</arg_key>\\s*\\n<arg_value>(?P<value>.*?)</arg_value>", regex.DOTALL
+)
+
+
+# content_args of 'tool_calls': value_parser json with 'allow_non_json'
+def _value_tool_calls(raw: Any) -> Any:
+    return json_with(raw, (), unquoted_keys=False, non_json=1)
 
 
 # ---- Field values: content parser, then transform ----
@@ -98,7 +102,9 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_xml_inline(body, _ARGS_TOOL_CALLS)
+    content = xml_inline_with(
+        body, _TOOL_CALLS_TAG_PATTERN, value=_value_tool_calls, merge_duplicates=False
+    )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
+from rtc.runtime.content import json_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -63,10 +63,6 @@ _CLOSE_TOOL_CALLS = "</tool_call>"
 _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
 _CLOSE_TOOL_CALLS_RARE = 11  # '>'
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
-
 
 # ---- Field values: content parser, then transform ----
 
@@ -79,7 +75,7 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_with(body, (), unquoted_keys=False, non_json=0)
     return {"type": "function", "function": content}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_xml_inline
+from rtc.runtime.content import json_with, xml_inline_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -84,12 +84,16 @@ _CLOSE_TOOL_CALLS_RARE = 11  # '>'
 # pattern '<\\|im_start\\|>assistant\\n<think>(?:\\n|</think>)?'
 _START_ANCHOR = regex.compile("<\\|im_start\\|>assistant\\n<think>(?:\\n|</think>)?", regex.DOTALL)
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {
-    "tag_pattern": "<parameter=(?P<key>[^>\\n]+)>\\s*(?P<value>.*?)\\s*</parameter>",
-    "value_parser": {"name": "json", "args": {"allow_non_json": True}},
-}
+# Content parsers precompiled from content_args (the reference derives these on every close).
+# content_args of 'tool_calls': tag_pattern
+_TOOL_CALLS_TAG_PATTERN = regex.compile(
+    "<parameter=(?P<key>[^>\\n]+)>\\s*(?P<value>.*?)\\s*</parameter>", regex.DOTALL
+)
+
+
+# content_args of 'tool_calls': value_parser json with 'allow_non_json'
+def _value_tool_calls(raw: Any) -> Any:
+    return json_with(raw, (), unquoted_keys=False, non_json=1)
 
 
 # ---- Field values: content parser, then transform ----
@@ -103,7 +107,9 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_xml_inline(body, _ARGS_TOOL_CALLS)
+    content = xml_inline_with(
+        body, _TOOL_CALLS_TAG_PATTERN, value=_value_tool_calls, merge_duplicates=False
+    )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_xml_inline
+from rtc.runtime.content import xml_inline_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -84,11 +84,11 @@ _WHITESPACE = regex.compile("\\s", regex.DOTALL)
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {
-    "tag_pattern": "<parameter=(?P<key>[^>\\n]+)>\\s*(?P<value>.*?)\\s*</parameter>"
-}
+# Content parsers precompiled from content_args (the reference derives these on every close).
+# content_args of 'tool_calls': tag_pattern
+_TOOL_CALLS_TAG_PATTERN = regex.compile(
+    "<parameter=(?P<key>[^>\\n]+)>\\s*(?P<value>.*?)\\s*</parameter>", regex.DOTALL
+)
 
 
 # ---- Field values: content parser, then transform ----
@@ -102,7 +102,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_xml_inline(body, _ARGS_TOOL_CALLS)
+    content = xml_inline_with(body, _TOOL_CALLS_TAG_PATTERN, value=None, merge_duplicates=False)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
