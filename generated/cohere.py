@@ -17,8 +17,9 @@ from typing import Any
 from rtc.runtime import require_api
 from rtc.runtime.content import json_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
+from rtc.runtime.tools import coerce_tool_calls
 from rtc.runtime.transform import apply
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -106,8 +107,9 @@ def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the null sink (no implicit field: text here is dropped).
@@ -118,112 +120,140 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'content': literal '<|START_RESPONSE|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        # open 'content': literal '<|START_RESPONSE|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+                memo[0] = (pos, i)
         else:
-            i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_CONTENT, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_CONTENT_LEN, 0, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'thinking': literal '<|START_THINKING|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _OPEN_THINKING_LEN
-            i = (
-                buf.find(_OPEN_THINKING, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
-            )
-            if i >= 0:
+            i = buf.find(_OPEN_CONTENT, pos)
+        j = i + _OPEN_CONTENT_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 0
+        # open 'thinking': literal '<|START_THINKING|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
                 memo[1] = (pos, i)
+            else:
+                stop = start + _OPEN_THINKING_LEN
+                i = (
+                    buf.find(_OPEN_THINKING, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_OPEN_THINKING, pos)
+        else:
+            i = buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
+        j = i + _OPEN_THINKING_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, None, 1
+        # open 'tool_calls': literal '<|START_ACTION|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[2]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
+                memo[2] = (pos, i)
+            else:
+                stop = start + _OPEN_TOOL_CALLS_LEN
+                i = (
+                    buf.find(_OPEN_TOOL_CALLS, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _OPEN_TOOL_CALLS, pos, stop, _OPEN_TOOL_CALLS_RARE)
+                )
+                if i >= 0:
+                    memo[2] = (pos, i)
+        elif target == -1:
+            i = buf.find(_OPEN_TOOL_CALLS, pos)
+        else:
+            i = buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
+        j = i + _OPEN_TOOL_CALLS_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 2, None, 2
     else:
+        # open 'content': literal '<|START_RESPONSE|>'
+        i = buf.find(_OPEN_CONTENT, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_CONTENT_LEN, 0, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'thinking': literal '<|START_THINKING|>'
         i = (
             buf.find(_OPEN_THINKING, pos)
             if target == -1
             else buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _OPEN_THINKING_LEN > end - start
-                    or (_OPEN_THINKING_LEN == end - start and 1 < rank)
+        if i >= 0:
+            if (
+                target == -1
+                or i < start
+                or (
+                    i == start
+                    and (
+                        _OPEN_THINKING_LEN > end - start
+                        or (_OPEN_THINKING_LEN == end - start and 1 < rank)
+                    )
                 )
-            )
+            ):
+                start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 1, None, 1
+        elif target == -1 or (
+            n - _OPEN_THINKING_LEN < start and buf.find(_OPEN_THINKING, start + 1) < 0
         ):
-            start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 1, None, 1
-    elif not eos and (
-        target == -1 or (n - _OPEN_THINKING_LEN < start and buf.find(_OPEN_THINKING, start + 1) < 0)
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _OPEN_THINKING)
-        if i < hold:
-            hold = i
-    # open 'tool_calls': literal '<|START_ACTION|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[2]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
-            memo[2] = (pos, i)
-        else:
-            stop = start + _OPEN_TOOL_CALLS_LEN
-            i = (
-                buf.find(_OPEN_TOOL_CALLS, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_TOOL_CALLS, pos, stop, _OPEN_TOOL_CALLS_RARE)
-            )
-            if i >= 0:
-                memo[2] = (pos, i)
-    else:
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _OPEN_THINKING)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': literal '<|START_ACTION|>'
         i = (
             buf.find(_OPEN_TOOL_CALLS, pos)
             if target == -1
             else buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _OPEN_TOOL_CALLS_LEN > end - start
-                    or (_OPEN_TOOL_CALLS_LEN == end - start and 2 < rank)
+        if i >= 0:
+            if (
+                target == -1
+                or i < start
+                or (
+                    i == start
+                    and (
+                        _OPEN_TOOL_CALLS_LEN > end - start
+                        or (_OPEN_TOOL_CALLS_LEN == end - start and 2 < rank)
+                    )
                 )
-            )
+            ):
+                start, end, target, found, rank = i, i + _OPEN_TOOL_CALLS_LEN, 2, None, 2
+        elif target == -1 or (
+            n - _OPEN_TOOL_CALLS_LEN < start and buf.find(_OPEN_TOOL_CALLS, start + 1) < 0
         ):
-            start, end, target, found, rank = i, i + _OPEN_TOOL_CALLS_LEN, 2, None, 2
-    elif not eos and (
-        target == -1
-        or (n - _OPEN_TOOL_CALLS_LEN < start and buf.find(_OPEN_TOOL_CALLS, start + 1) < 0)
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
-        if i < hold:
-            hold = i
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -238,23 +268,30 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': literal '<|END_RESPONSE|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[3]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        # close 'content': literal '<|END_RESPONSE|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[3]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                memo[3] = (pos, i)
         else:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[3] = (pos, i)
+            i = buf.find(_CLOSE_CONTENT, pos)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'content': literal '<|END_RESPONSE|>'
         i = buf.find(_CLOSE_CONTENT, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
+        if i >= 0:
+            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 0
+        else:
+            i = literal_tail(buf, pos, _CLOSE_CONTENT)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -269,23 +306,30 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'thinking': literal '<|END_THINKING|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[4]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        # close 'thinking': literal '<|END_THINKING|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[4]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+                memo[4] = (pos, i)
         else:
-            i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
-            memo[4] = (pos, i)
+            i = buf.find(_CLOSE_THINKING, pos)
+        j = i + _CLOSE_THINKING_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'thinking': literal '<|END_THINKING|>'
         i = buf.find(_CLOSE_THINKING, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _CLOSE_THINKING_LEN, -2, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _CLOSE_THINKING)
-        if i < hold:
-            hold = i
+        if i >= 0:
+            start, end, target, found, rank = i, i + _CLOSE_THINKING_LEN, -2, None, 0
+        else:
+            i = literal_tail(buf, pos, _CLOSE_THINKING)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -300,27 +344,230 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': literal '<|END_ACTION|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[5]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        # close 'tool_calls': literal '<|END_ACTION|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[5]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+                memo[5] = (pos, i)
         else:
-            i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
-            memo[5] = (pos, i)
+            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+        j = i + _CLOSE_TOOL_CALLS_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': literal '<|END_ACTION|>'
         i = buf.find(_CLOSE_TOOL_CALLS, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _CLOSE_TOOL_CALLS_LEN, -2, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _CLOSE_TOOL_CALLS)
-        if i < hold:
-            hold = i
+        if i >= 0:
+            start, end, target, found, rank = i, i + _CLOSE_TOOL_CALLS_LEN, -2, None, 0
+        else:
+            i = literal_tail(buf, pos, _CLOSE_TOOL_CALLS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 6
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = None
+        if cur == 0:
+            # Inside 'content': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'content': literal '<|END_RESPONSE|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[3]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                        memo[3] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_CONTENT, pos)
+                j = i + _CLOSE_CONTENT_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'thinking': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'thinking': literal '<|END_THINKING|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[4]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+                        memo[4] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_THINKING, pos)
+                j = i + _CLOSE_THINKING_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 2:
+            # Inside 'tool_calls': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'tool_calls': literal '<|END_ACTION|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[5]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+                        memo[5] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_TOOL_CALLS, pos)
+                j = i + _CLOSE_TOOL_CALLS_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the null sink (no implicit field: text here is dropped).
+            if pos < n:  # every delimiter here needs at least one more character
+                # open 'content': literal '<|START_RESPONSE|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_CONTENT, pos)
+                j = i + _OPEN_CONTENT_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 0, None, 0
+                # open 'thinking': literal '<|START_THINKING|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[1]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                        memo[1] = (pos, i)
+                    else:
+                        stop = start + _OPEN_THINKING_LEN
+                        i = (
+                            buf.find(_OPEN_THINKING, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
+                        )
+                        if i >= 0:
+                            memo[1] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_OPEN_THINKING, pos)
+                else:
+                    i = buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
+                j = i + _OPEN_THINKING_LEN
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 1, None, 1
+                # open 'tool_calls': literal '<|START_ACTION|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[2]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
+                        memo[2] = (pos, i)
+                    else:
+                        stop = start + _OPEN_TOOL_CALLS_LEN
+                        i = (
+                            buf.find(_OPEN_TOOL_CALLS, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(
+                                buf, _OPEN_TOOL_CALLS, pos, stop, _OPEN_TOOL_CALLS_RARE
+                            )
+                        )
+                        if i >= 0:
+                            memo[2] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_OPEN_TOOL_CALLS, pos)
+                else:
+                    i = buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
+                j = i + _OPEN_TOOL_CALLS_LEN
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 2, None, 2
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if cur >= 0:
+            if stop > pos:
+                body = head + buf[pos:stop] if head else buf[pos:stop]
+                opened = True
+            else:
+                body = head
+            if opened:
+                # Close the current region: its value, typed by the tools, into the message.
+                if cur == 0:
+                    value = _finish_content(body, captures)
+                    out["content"] = value
+                elif cur == 1:
+                    value = _finish_thinking(body, captures)
+                    out["thinking"] = value
+                else:
+                    value = _finish_tool_calls(body, captures)
+                    if tools and isinstance(value, (list, dict)):
+                        value = coerce_tool_calls(value, tools)
+                    out["tool_calls"] = value
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            captures = (
+                {}
+                if found is None
+                else {k: v for k, v in found.groupdict().items() if v is not None}
+            )
+            opened = True
+        else:
+            cur = -1
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -344,6 +591,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 6
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""

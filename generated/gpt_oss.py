@@ -18,8 +18,9 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_with
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail, search_literal_led
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -63,6 +64,18 @@ _OPEN_CONTENT_RARE = 25  # '|'
 _OPEN_THINKING = "<|channel|>analysis<|message|>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
 _OPEN_THINKING_RARE = 28  # '|'
+# close 'thinking': pattern '<\\|end\\|>\\s*': its literal
+_CLOSE_THINKING = "<|end|>"
+_CLOSE_THINKING_LEN = len(_CLOSE_THINKING)
+_CLOSE_THINKING_RARE = 5  # '|'
+# close 'content': pattern '<\\|return\\|>\\s*': its literal
+_CLOSE_CONTENT = "<|return|>"
+_CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 8  # '|'
+# close 'tool_calls': pattern '<\\|call\\|>\\s*': its literal
+_CLOSE_TOOL_CALLS = "<|call|>"
+_CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+_CLOSE_TOOL_CALLS_RARE = 6  # '|'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern 'to=functions\\.(?P<name>\\S+?)<\\|channel\\|>commentary\\s+json<\\...'
@@ -73,20 +86,11 @@ _OPEN_TOOL_CALLS = regex.compile(
 _OPEN_TOOL_CALLS_PREFIX = "to=functions."
 _OPEN_TOOL_CALLS_RARE = 2  # '='
 # close 'thinking': pattern '<\\|end\\|>\\s*'
-_CLOSE_THINKING = regex.compile("<\\|end\\|>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_CLOSE_THINKING_PREFIX = "<|end|>"
-_CLOSE_THINKING_RARE = 5  # '|'
+_CLOSE_THINKING_2 = regex.compile("<\\|end\\|>\\s*", regex.DOTALL)
 # close 'content': pattern '<\\|return\\|>\\s*'
-_CLOSE_CONTENT = regex.compile("<\\|return\\|>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_CLOSE_CONTENT_PREFIX = "<|return|>"
-_CLOSE_CONTENT_RARE = 8  # '|'
+_CLOSE_CONTENT_2 = regex.compile("<\\|return\\|>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '<\\|call\\|>\\s*'
-_CLOSE_TOOL_CALLS = regex.compile("<\\|call\\|>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_CLOSE_TOOL_CALLS_PREFIX = "<|call|>"
-_CLOSE_TOOL_CALLS_RARE = 6  # '|'
+_CLOSE_TOOL_CALLS_2 = regex.compile("<\\|call\\|>\\s*", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("<t")
@@ -119,8 +123,9 @@ def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the null sink (no implicit field: text here is dropped).
@@ -131,69 +136,51 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'content': literal '<|channel|>final<|message|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        # open 'content': literal '<|channel|>final<|message|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+                memo[0] = (pos, i)
         else:
-            i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_CONTENT, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_CONTENT_LEN, 1, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'thinking': literal '<|channel|>analysis<|message|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _OPEN_THINKING_LEN
-            i = (
-                buf.find(_OPEN_THINKING, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
-            )
-            if i >= 0:
+            i = buf.find(_OPEN_CONTENT, pos)
+        j = i + _OPEN_CONTENT_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 1, None, 0
+        # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
                 memo[1] = (pos, i)
-    else:
-        i = (
-            buf.find(_OPEN_THINKING, pos)
-            if target == -1
-            else buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
-        )
-    if i >= 0:
-        if (
+            else:
+                stop = start + _OPEN_THINKING_LEN
+                i = (
+                    buf.find(_OPEN_THINKING, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_OPEN_THINKING, pos)
+        else:
+            i = buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
+        j = i + _OPEN_THINKING_LEN
+        if i >= 0 and (
             target == -1
             or i < start
-            or (
-                i == start
-                and (
-                    _OPEN_THINKING_LEN > end - start
-                    or (_OPEN_THINKING_LEN == end - start and 1 < rank)
-                )
-            )
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
-            start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 1
-    elif not eos and (
-        target == -1 or (n - _OPEN_THINKING_LEN < start and buf.find(_OPEN_THINKING, start + 1) < 0)
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _OPEN_THINKING)
-        if i < hold:
-            hold = i
-    # open 'tool_calls': pattern 'to=functions\\.(?P<name>\\S+?)<\\|channel\\|>commentary\\s+json<\\...'
-    if eos:
+            start, end, target, found, rank = i, j, 0, None, 1
+        # open 'tool_calls': pattern 'to=functions\\.(?P<name>\\S+?)<\\|channel\\|>commentary\\s+json<\\...': the regex module (long text: between its literal prefix)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             if (
@@ -211,15 +198,49 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                     )
                 )
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 2, m, 2
+    else:
+        # open 'content': literal '<|channel|>final<|message|>'
+        i = buf.find(_OPEN_CONTENT, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_CONTENT_LEN, 1, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'thinking': literal '<|channel|>analysis<|message|>'
+        i = (
+            buf.find(_OPEN_THINKING, pos)
+            if target == -1
+            else buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
+        )
+        if i >= 0:
             if (
                 target == -1
                 or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                or (
+                    i == start
+                    and (
+                        _OPEN_THINKING_LEN > end - start
+                        or (_OPEN_THINKING_LEN == end - start and 1 < rank)
+                    )
+                )
             ):
-                start, end, target, found, rank = i, j, 2, m, 2
-    else:
+                start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 1
+        elif target == -1 or (
+            n - _OPEN_THINKING_LEN < start and buf.find(_OPEN_THINKING, start + 1) < 0
+        ):
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _OPEN_THINKING)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': pattern 'to=functions\\.(?P<name>\\S+?)<\\|channel\\|>commentary\\s+json<\\...'
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -246,28 +267,26 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'thinking': pattern '<\\|end\\|>\\s*'
     if eos:
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_THINKING.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _CLOSE_THINKING, buf, pos, _CLOSE_THINKING_PREFIX, _CLOSE_THINKING_RARE
-                )
-            )
-            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        # close 'thinking': pattern '<\\|end\\|>\\s*': str.find, then the whitespace after it
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[3]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+                memo[3] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_THINKING, pos)
+        j = i + _CLOSE_THINKING_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
-        m = _CLOSE_THINKING.search(buf, pos, partial=True)
+        # close 'thinking': pattern '<\\|end\\|>\\s*'
+        m = _CLOSE_THINKING_2.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -293,28 +312,26 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': pattern '<\\|return\\|>\\s*'
     if eos:
-        r = memo[4]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_CONTENT.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
-                )
-            )
-            r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        # close 'content': pattern '<\\|return\\|>\\s*': str.find, then the whitespace after it
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[4]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                memo[4] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+        # close 'content': pattern '<\\|return\\|>\\s*'
+        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -340,28 +357,26 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '<\\|call\\|>\\s*'
     if eos:
-        r = memo[5]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_TOOL_CALLS.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _CLOSE_TOOL_CALLS, buf, pos, _CLOSE_TOOL_CALLS_PREFIX, _CLOSE_TOOL_CALLS_RARE
-                )
-            )
-            r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        # close 'tool_calls': pattern '<\\|call\\|>\\s*': str.find, then the whitespace after it
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[5]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+                memo[5] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_TOOL_CALLS, pos)
+        j = i + _CLOSE_TOOL_CALLS_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
-        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+        # close 'tool_calls': pattern '<\\|call\\|>\\s*'
+        m = _CLOSE_TOOL_CALLS_2.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -377,6 +392,211 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 6
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = None
+        if cur == 0:
+            # Inside 'thinking': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'thinking': pattern '<\\|end\\|>\\s*': str.find, then the whitespace after it
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[3]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+                        memo[3] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_THINKING, pos)
+                j = i + _CLOSE_THINKING_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'content': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'content': pattern '<\\|return\\|>\\s*': str.find, then the whitespace after it
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[4]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                        memo[4] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_CONTENT, pos)
+                j = i + _CLOSE_CONTENT_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 2:
+            # Inside 'tool_calls': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'tool_calls': pattern '<\\|call\\|>\\s*': str.find, then the whitespace after it
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[5]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+                        memo[5] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_TOOL_CALLS, pos)
+                j = i + _CLOSE_TOOL_CALLS_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the null sink (no implicit field: text here is dropped).
+            if pos < n:  # every delimiter here needs at least one more character
+                # open 'content': literal '<|channel|>final<|message|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_CONTENT, pos)
+                j = i + _OPEN_CONTENT_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 1, None, 0
+                # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[1]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                        memo[1] = (pos, i)
+                    else:
+                        stop = start + _OPEN_THINKING_LEN
+                        i = (
+                            buf.find(_OPEN_THINKING, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(buf, _OPEN_THINKING, pos, stop, _OPEN_THINKING_RARE)
+                        )
+                        if i >= 0:
+                            memo[1] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_OPEN_THINKING, pos)
+                else:
+                    i = buf.find(_OPEN_THINKING, pos, start + _OPEN_THINKING_LEN)
+                j = i + _OPEN_THINKING_LEN
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 0, None, 1
+                # open 'tool_calls': pattern 'to=functions\\.(?P<name>\\S+?)<\\|channel\\|>commentary\\s+json<\\...': the regex module (long text: between its literal prefix)
+                r = memo[2]
+                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                    if (
+                        target != -1
+                        and buf.find(
+                            _OPEN_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_TOOL_CALLS_PREFIX)
+                        )
+                        < 0
+                    ):
+                        # No match can start by the candidate's start (each begins with the prefix).
+                        r = (pos, -1, -1, None)
+                    else:
+                        m = (
+                            _OPEN_TOOL_CALLS.search(buf, pos)
+                            if n - pos < LONG_SPAN
+                            else search_literal_led(
+                                _OPEN_TOOL_CALLS,
+                                buf,
+                                pos,
+                                _OPEN_TOOL_CALLS_PREFIX,
+                                _OPEN_TOOL_CALLS_RARE,
+                            )
+                        )
+                        r = memo[2] = (
+                            (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                        )
+                i, j, m = r[1], r[2], r[3]
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 2, m, 2
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if cur >= 0:
+            if stop > pos:
+                body = head + buf[pos:stop] if head else buf[pos:stop]
+                opened = True
+            else:
+                body = head
+            if opened:
+                # Close the current region: its value, typed by the tools, into the message.
+                if cur == 0:
+                    value = _finish_thinking(body, captures)
+                    out["thinking"] = value
+                elif cur == 1:
+                    value = _finish_content(body, captures)
+                    out["content"] = value
+                else:
+                    value = _finish_tool_calls(body, captures)
+                    if tools and isinstance(value, (list, dict)):
+                        value = coerce_tool_calls(value, tools)
+                    out.setdefault("tool_calls", []).append(value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            captures = (
+                {}
+                if found is None
+                else {k: v for k, v in found.groupdict().items() if v is not None}
+            )
+            opened = True
+        else:
+            cur = -1
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -400,6 +620,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 6
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""

@@ -18,8 +18,9 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_with, xml_inline_with
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail, search_literal_led
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -58,6 +59,14 @@ TEMPLATE: dict[str, Any] = {
 _OPEN_THINKING = "<think>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
 _OPEN_THINKING_RARE = 6  # '>'
+# close 'content': pattern '<\\|im_end\\|>\\s*': its literal
+_CLOSE_CONTENT = "<|im_end|>"
+_CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 8  # '|'
+# close 'thinking': pattern '</think>\\s*': its literal
+_CLOSE_THINKING = "</think>"
+_CLOSE_THINKING_LEN = len(_CLOSE_THINKING)
+_CLOSE_THINKING_RARE = 7  # '>'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\('
@@ -65,15 +74,9 @@ _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\(", regex.DOTALL
 )
 # close 'content': pattern '<\\|im_end\\|>\\s*'
-_CLOSE_CONTENT = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_CLOSE_CONTENT_PREFIX = "<|im_end|>"
-_CLOSE_CONTENT_RARE = 8  # '|'
+_CLOSE_CONTENT_2 = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
 # close 'thinking': pattern '</think>\\s*'
-_CLOSE_THINKING = regex.compile("</think>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_CLOSE_THINKING_PREFIX = "</think>"
-_CLOSE_THINKING_RARE = 7  # '>'
+_CLOSE_THINKING_2 = regex.compile("</think>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("\\)(?:\\]<\\|tool_call_end\\|>)?\\s*", regex.DOTALL)
 # Every match begins with this text (a long search jumps between its occurrences).
@@ -129,8 +132,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -141,38 +145,87 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'thinking': literal '<think>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_THINKING, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_THINKING)
-        if i < hold:
-            hold = i
-    # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\('
     if eos:
-        r = memo[1]
+        # open 'thinking': literal '<think>': str.find
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                memo[0] = (pos, i)
+        else:
+            i = buf.find(_OPEN_THINKING, pos)
+        j = i + _OPEN_THINKING_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 0
+        # close 'content': pattern '<\\|im_end\\|>\\s*': str.find, then the whitespace after it
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                memo[1] = (pos, i)
+            else:
+                stop = start + _CLOSE_CONTENT_LEN
+                i = (
+                    buf.find(_CLOSE_CONTENT, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_CLOSE_CONTENT, pos)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 2
+        # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\(': the regex module
+        r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, m, 1
+    else:
+        # open 'thinking': literal '<think>'
+        i = buf.find(_OPEN_THINKING, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_THINKING)
+            if i < hold:
+                hold = i
+        # close 'content': pattern '<\\|im_end\\|>\\s*'
+        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
                 target == -1
                 or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
             ):
-                start, end, target, found, rank = i, j, 1, m, 1
-    else:
+                start, end, target, found, rank = i, j, -2, None, 2
+        # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\('
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -185,46 +238,6 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, 1, m, 1
-    # close 'content': pattern '<\\|im_end\\|>\\s*'
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if (
-                target != -1
-                and buf.find(_CLOSE_CONTENT_PREFIX, pos, start + len(_CLOSE_CONTENT_PREFIX)) < 0
-            ):
-                # No match can start by the candidate's start (each begins with the prefix).
-                r = (pos, -1, -1, None)
-            else:
-                m = (
-                    _CLOSE_CONTENT.search(buf, pos)
-                    if n - pos < LONG_SPAN
-                    else search_literal_led(
-                        _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
-                    )
-                )
-                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 2
-    else:
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 2
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -239,28 +252,26 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'thinking': pattern '</think>\\s*'
     if eos:
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_THINKING.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _CLOSE_THINKING, buf, pos, _CLOSE_THINKING_PREFIX, _CLOSE_THINKING_RARE
-                )
-            )
-            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        # close 'thinking': pattern '</think>\\s*': str.find, then the whitespace after it
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[3]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+                memo[3] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_THINKING, pos)
+        j = i + _CLOSE_THINKING_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
-        m = _CLOSE_THINKING.search(buf, pos, partial=True)
+        # close 'thinking': pattern '</think>\\s*'
+        m = _CLOSE_THINKING_2.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -286,8 +297,8 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*'
     if eos:
+        # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*': the regex module (long text: between its literal prefix)
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = (
@@ -298,15 +309,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
                 )
             )
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -323,6 +330,173 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 5
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = None
+        if cur == 0:
+            # Inside 'thinking': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'thinking': pattern '</think>\\s*': str.find, then the whitespace after it
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[3]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_THINKING, pos, n, _CLOSE_THINKING_RARE)
+                        memo[3] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_THINKING, pos)
+                j = i + _CLOSE_THINKING_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'tool_calls': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*': the regex module (long text: between its literal prefix)
+                r = memo[4]
+                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                    m = (
+                        _CLOSE_TOOL_CALLS.search(buf, pos)
+                        if n - pos < LONG_SPAN
+                        else search_literal_led(
+                            _CLOSE_TOOL_CALLS,
+                            buf,
+                            pos,
+                            _CLOSE_TOOL_CALLS_PREFIX,
+                            _CLOSE_TOOL_CALLS_RARE,
+                        )
+                    )
+                    r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                i, j, m = r[1], r[2], r[3]
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the implicit field 'content'.
+            if pos < n:  # every delimiter here needs at least one more character
+                # open 'thinking': literal '<think>': str.find
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_THINKING, pos)
+                j = i + _OPEN_THINKING_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 0, None, 0
+                # close 'content': pattern '<\\|im_end\\|>\\s*': str.find, then the whitespace after it
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[1]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                        memo[1] = (pos, i)
+                    else:
+                        stop = start + _CLOSE_CONTENT_LEN
+                        i = (
+                            buf.find(_CLOSE_CONTENT, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+                        )
+                        if i >= 0:
+                            memo[1] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_CLOSE_CONTENT, pos)
+                else:
+                    i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+                j = i + _CLOSE_CONTENT_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, -2, None, 2
+                # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\(': the regex module
+                r = memo[2]
+                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                    m = _OPEN_TOOL_CALLS.search(buf, pos)
+                    r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                i, j, m = r[1], r[2], r[3]
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 1, m, 1
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_thinking(body, captures)
+                out["thinking"] = value
+            elif cur == 1:
+                value = _finish_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out.setdefault("tool_calls", []).append(value)
+            else:
+                value = _finish_content(body, captures)
+                out["content"] = value
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            captures = (
+                {}
+                if found is None
+                else {k: v for k, v in found.groupdict().items() if v is not None}
+            )
+            opened = True
+        else:
+            cur = 2
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -346,6 +520,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""

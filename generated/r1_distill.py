@@ -17,8 +17,8 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.matching import LONG_SPAN, search_literal_led
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -32,12 +32,15 @@ TEMPLATE: dict[str, Any] = {
     "fields": {"content": {"close_pattern": "<｜end▁of▁sentence｜>\\s*", "content": "text"}},
 }
 
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
+# close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*': its literal
+_CLOSE_CONTENT = "<｜end▁of▁sentence｜>"
+_CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_RARE = 17  # '\uff5c'
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*'
-_CLOSE_CONTENT = regex.compile("<｜end▁of▁sentence｜>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_CLOSE_CONTENT_PREFIX = "<｜end▁of▁sentence｜>"
-_CLOSE_CONTENT_RARE = 17  # '\uff5c'
+_CLOSE_CONTENT_2 = regex.compile("<｜end▁of▁sentence｜>\\s*", regex.DOTALL)
 
 
 # ---- Field values: content parser, then transform ----
@@ -55,8 +58,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -67,28 +71,26 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*'
     if eos:
-        r = memo[0]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_CONTENT.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _CLOSE_CONTENT, buf, pos, _CLOSE_CONTENT_PREFIX, _CLOSE_CONTENT_RARE
-                )
-            )
-            r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*': str.find, then the whitespace after it
+        if n - pos >= LONG_SPAN:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                memo[0] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+        # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*'
+        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -104,6 +106,84 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 1
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = None
+        if True:
+            # Outside explicit regions: the implicit field 'content'.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*': str.find, then the whitespace after it
+                if n - pos >= LONG_SPAN:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_CONTENT, pos)
+                j = i + _CLOSE_CONTENT_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_content(body, captures)
+                out["content"] = value
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            captures = (
+                {}
+                if found is None
+                else {k: v for k, v in found.groupdict().items() if v is not None}
+            )
+            opened = True
+        else:
+            cur = 0
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -127,6 +207,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 1
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""

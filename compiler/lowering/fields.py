@@ -51,6 +51,9 @@ def lower_field(ns: Namespace, f: Field, fn_names: set[str]) -> FieldPlan:
         dirty=f.content not in ("text", "int", "float", "bool"),
         store=store,
         join_literal=repr(f.join),
+        # Text-like parsers give a str, int, float or bool; only a transform or a structured
+        # parser can give the list or dict that tool typing looks into.
+        coercible=f.has_transform or f.content not in ("text", "int", "float", "bool"),
     )
 
 
