@@ -50,7 +50,10 @@ def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> 
             eos=search,
         )
     if full is None:
-        full = ns.regex_const(stem, comment, delim.pattern)
+        # Partial mode (streaming) still asks the regex module; the literal found at the end
+        # of the stream may have taken the plain name.
+        named = f"{stem}_pattern" if search.kind in ("literal", "literal_ws") else stem
+        full = ns.regex_const(named, comment, delim.pattern)
     return Watch(
         comment,
         "regex",
