@@ -80,11 +80,11 @@ _OPEN_TOOL_CALLS = regex.compile("<tool_call>(?P<name>\\S+)\\n?", regex.DOTALL)
 _OPEN_TOOL_CALLS_PREFIX = "<tool_call>"
 _OPEN_TOOL_CALLS_RARE = 10  # '>'
 # close 'content': pattern '<\\|user\\|>\\s*|$'
-_CLOSE_CONTENT = regex.compile("<\\|user\\|>\\s*|$", regex.DOTALL)
+_CLOSE_CONTENT_PATTERN = regex.compile("<\\|user\\|>\\s*|$", regex.DOTALL)
 # close 'reasoning_content': pattern '</think>\\s*'
-_CLOSE_REASONING_CONTENT_2 = regex.compile("</think>\\s*", regex.DOTALL)
+_CLOSE_REASONING_CONTENT_PATTERN = regex.compile("</think>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*'
-_CLOSE_TOOL_CALLS_2 = regex.compile("</tool_call>\\s*", regex.DOTALL)
+_CLOSE_TOOL_CALLS_PATTERN = regex.compile("</tool_call>\\s*", regex.DOTALL)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': tag_pattern
@@ -215,7 +215,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             if i < hold:
                 hold = i
         # close 'content': pattern '<\\|user\\|>\\s*|$'
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+        m = _CLOSE_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -277,7 +277,7 @@ def _scan_in_reasoning_content(
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'reasoning_content': pattern '</think>\\s*'
-        m = _CLOSE_REASONING_CONTENT_2.search(buf, pos, partial=True)
+        m = _CLOSE_REASONING_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -322,7 +322,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'tool_calls': pattern '</tool_call>\\s*'
-        m = _CLOSE_TOOL_CALLS_2.search(buf, pos, partial=True)
+        m = _CLOSE_TOOL_CALLS_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:

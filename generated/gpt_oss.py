@@ -86,11 +86,11 @@ _OPEN_TOOL_CALLS = regex.compile(
 _OPEN_TOOL_CALLS_PREFIX = "to=functions."
 _OPEN_TOOL_CALLS_RARE = 2  # '='
 # close 'thinking': pattern '<\\|end\\|>\\s*'
-_CLOSE_THINKING_2 = regex.compile("<\\|end\\|>\\s*", regex.DOTALL)
+_CLOSE_THINKING_PATTERN = regex.compile("<\\|end\\|>\\s*", regex.DOTALL)
 # close 'content': pattern '<\\|return\\|>\\s*'
-_CLOSE_CONTENT_2 = regex.compile("<\\|return\\|>\\s*", regex.DOTALL)
+_CLOSE_CONTENT_PATTERN = regex.compile("<\\|return\\|>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '<\\|call\\|>\\s*'
-_CLOSE_TOOL_CALLS_2 = regex.compile("<\\|call\\|>\\s*", regex.DOTALL)
+_CLOSE_TOOL_CALLS_PATTERN = regex.compile("<\\|call\\|>\\s*", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("<t")
@@ -286,7 +286,7 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'thinking': pattern '<\\|end\\|>\\s*'
-        m = _CLOSE_THINKING_2.search(buf, pos, partial=True)
+        m = _CLOSE_THINKING_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -331,7 +331,7 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'content': pattern '<\\|return\\|>\\s*'
-        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
+        m = _CLOSE_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -376,7 +376,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'tool_calls': pattern '<\\|call\\|>\\s*'
-        m = _CLOSE_TOOL_CALLS_2.search(buf, pos, partial=True)
+        m = _CLOSE_TOOL_CALLS_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:

@@ -74,9 +74,9 @@ _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|tool_call_start\\|>\\[|,\\s*)(?P<name>\\w+)\\(", regex.DOTALL
 )
 # close 'content': pattern '<\\|im_end\\|>\\s*'
-_CLOSE_CONTENT_2 = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
+_CLOSE_CONTENT_PATTERN = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
 # close 'thinking': pattern '</think>\\s*'
-_CLOSE_THINKING_2 = regex.compile("</think>\\s*", regex.DOTALL)
+_CLOSE_THINKING_PATTERN = regex.compile("</think>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '\\)(?:\\]<\\|tool_call_end\\|>)?\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("\\)(?:\\]<\\|tool_call_end\\|>)?\\s*", regex.DOTALL)
 # Every match begins with this text (a long search jumps between its occurrences).
@@ -213,7 +213,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             if i < hold:
                 hold = i
         # close 'content': pattern '<\\|im_end\\|>\\s*'
-        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
+        m = _CLOSE_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -271,7 +271,7 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'thinking': pattern '</think>\\s*'
-        m = _CLOSE_THINKING_2.search(buf, pos, partial=True)
+        m = _CLOSE_THINKING_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:

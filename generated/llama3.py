@@ -65,9 +65,9 @@ _OPEN_TOOL_CALLS = regex.compile(
 _OPEN_TOOL_CALLS_PREFIX = '{"name":'
 _OPEN_TOOL_CALLS_RARE = 0  # '{'
 # close 'content': pattern '<\\|eot_id\\|>\\s*'
-_CLOSE_CONTENT_2 = regex.compile("<\\|eot_id\\|>\\s*", regex.DOTALL)
+_CLOSE_CONTENT_PATTERN = regex.compile("<\\|eot_id\\|>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '\\}<\\|eot_id\\|>\\s*'
-_CLOSE_TOOL_CALLS_2 = regex.compile("\\}<\\|eot_id\\|>\\s*", regex.DOTALL)
+_CLOSE_TOOL_CALLS_PATTERN = regex.compile("\\}<\\|eot_id\\|>\\s*", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("{<")
@@ -151,7 +151,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             start, end, target, found, rank = i, j, 0, m, 0
     else:
         # close 'content': pattern '<\\|eot_id\\|>\\s*'
-        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
+        m = _CLOSE_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -209,7 +209,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'tool_calls': pattern '\\}<\\|eot_id\\|>\\s*'
-        m = _CLOSE_TOOL_CALLS_2.search(buf, pos, partial=True)
+        m = _CLOSE_TOOL_CALLS_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:

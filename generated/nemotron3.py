@@ -80,11 +80,11 @@ _OPEN_TOOL_CALLS = regex.compile("<tool_call>\\s*<function=(?P<name>[^\\n>]+)>",
 _OPEN_TOOL_CALLS_PREFIX = "<tool_call>"
 _OPEN_TOOL_CALLS_RARE = 10  # '>'
 # close 'content': pattern '<\\|im_end\\|>\\s*'
-_CLOSE_CONTENT_2 = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
+_CLOSE_CONTENT_PATTERN = regex.compile("<\\|im_end\\|>\\s*", regex.DOTALL)
 # close 'reasoning_content': pattern '</think>\\s*'
-_CLOSE_REASONING_CONTENT_2 = regex.compile("</think>\\s*", regex.DOTALL)
+_CLOSE_REASONING_CONTENT_PATTERN = regex.compile("</think>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*'
-_CLOSE_TOOL_CALLS_2 = regex.compile("</tool_call>\\s*", regex.DOTALL)
+_CLOSE_TOOL_CALLS_PATTERN = regex.compile("</tool_call>\\s*", regex.DOTALL)
 # pattern '<\\|im_start\\|>assistant\\n<think>(?:\\n|</think>)?'
 _START_ANCHOR = regex.compile("<\\|im_start\\|>assistant\\n<think>(?:\\n|</think>)?", regex.DOTALL)
 
@@ -198,7 +198,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             start, end, target, found, rank = i, j, 1, m, 1
     else:
         # close 'content': pattern '<\\|im_end\\|>\\s*'
-        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
+        m = _CLOSE_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -278,7 +278,7 @@ def _scan_in_reasoning_content(
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'reasoning_content': pattern '</think>\\s*'
-        m = _CLOSE_REASONING_CONTENT_2.search(buf, pos, partial=True)
+        m = _CLOSE_REASONING_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -323,7 +323,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'tool_calls': pattern '</tool_call>\\s*'
-        m = _CLOSE_TOOL_CALLS_2.search(buf, pos, partial=True)
+        m = _CLOSE_TOOL_CALLS_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:

@@ -76,7 +76,7 @@ _CLOSE_CONTENT_AFTER_WS_LITERALS = (
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\s*<tool_call>'
-_OPEN_TOOL_CALLS = regex.compile("\\s*<tool_call>", regex.DOTALL)
+_OPEN_TOOL_CALLS_PATTERN = regex.compile("\\s*<tool_call>", regex.DOTALL)
 # close 'content': pattern '\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)'
 _CLOSE_CONTENT = regex.compile(
     "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)", regex.DOTALL
@@ -190,7 +190,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             if i < hold:
                 hold = i
         # open 'tool_calls': pattern '\\s*<tool_call>'
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        m = _OPEN_TOOL_CALLS_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:

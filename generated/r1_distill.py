@@ -40,7 +40,7 @@ _CLOSE_CONTENT_RARE = 17  # '\uff5c'
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*'
-_CLOSE_CONTENT_2 = regex.compile("<｜end▁of▁sentence｜>\\s*", regex.DOTALL)
+_CLOSE_CONTENT_PATTERN = regex.compile("<｜end▁of▁sentence｜>\\s*", regex.DOTALL)
 
 
 # ---- Field values: content parser, then transform ----
@@ -90,7 +90,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             start, end, target, found, rank = i, j, -2, None, 0
     else:
         # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*'
-        m = _CLOSE_CONTENT_2.search(buf, pos, partial=True)
+        m = _CLOSE_CONTENT_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
