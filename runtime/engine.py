@@ -431,6 +431,22 @@ def message(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# What the partial-mode pass over a truncated prefix left, by parser class and that text, for
+# prefixes in which no region closed. That pass is a pure function of the two: the scanners
+# depend only on the text (their memo is used at the end of the stream only), and with no
+# close nothing is stored, no content parser runs and the tools are never read. So a cached
+# state is exactly what running the pass again would give. This is how a prefilled prompt
+# (`<think>\n` after the anchor) costs one pass: the generation cannot be folded into the
+# prefix's pass in general, because the reference reads the prefix on its own in partial mode
+# (a look-ahead there must not see the generation; `xy(?=z)|x` on the prefix "xy" commits
+# "x", where one pass over "xyz" would take "xy"). Bounded: short prefixes, a few entries.
+_PREFIX_STATES: dict[
+    tuple[type[CompiledParser], str], tuple[int, int, bool, tuple[str, ...], dict[str, str]]
+] = {}
+MAX_KNOWN_PREFIX = 256
+MAX_KNOWN_PREFIXES = 256
+
+
 def parse_once(
     cls: type[CompiledParser], text: Any, prefix: Any, tools: Sequence[Any] | None
 ) -> dict[str, Any]:
@@ -446,10 +462,19 @@ def parse_once(
     read = read_tools(tools)
     out = cls._new_output()
     truncated = cls._truncate(prefix) if prefix else ""
-    if truncated:
-        pos, cur, opened, parts, captures = prefix_pass(cls, truncated, out, read)
-    else:
+    if not truncated:
         pos, cur, opened, parts, captures = 0, cls._implicit, False, [], {}
+    elif (known := _PREFIX_STATES.get((cls, truncated))) is not None:
+        pos, cur, opened, kept, caught = known
+        parts, captures = list(kept), dict(caught)
+    else:
+        pos, cur, opened, parts, captures, closed = prefix_pass(cls, truncated, out, read)
+        if not closed and len(truncated) <= MAX_KNOWN_PREFIX:
+            # Nothing closed in the prefix (nothing stored, tools unused): what the pass left
+            # depends on the template and this text alone (see _PREFIX_STATES).
+            if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
+                _PREFIX_STATES.clear()
+            _PREFIX_STATES[cls, truncated] = (pos, cur, opened, tuple(parts), dict(captures))
     buf = truncated
     if text:
         if not isinstance(text, str):
@@ -467,24 +492,26 @@ def prefix_pass(
     buf: str,
     out: dict[str, Any],
     tools: dict[str, dict[str, Any]],
-) -> tuple[int, int, bool, list[str], dict[str, str]]:
+) -> tuple[int, int, bool, list[str], dict[str, str], bool]:
     """``_process(None, False)`` of a new parser over the truncated prefix ``buf``, with the
     region state in locals: the same scanners in partial mode, the same commits, closes and
     hold-back, minus the events. Values closed here are stored into ``out``; returns the state
-    (position, current field, opened, body parts, captures) for ``run_to_end``."""
+    (position, current field, opened, body parts, captures) for ``run_to_end``, and whether a
+    region closed."""
     scanners = cls._scanners
     implicit = cls._implicit
     pos, cur, opened = 0, implicit, False
     parts: list[str] = []
     captures: dict[str, str] = {}
     stalled: set[tuple[int, int, bool, bool]] | None = None
+    closed = False
     while True:
         hold, start, end, target, match = scanners[cur + 1](buf, pos, False, None)
         if target == -1:
             if hold > pos and cur >= 0:
                 parts.append(buf[pos:hold])
                 opened = True
-            return (hold if hold > pos else pos), cur, opened, parts, captures
+            return (hold if hold > pos else pos), cur, opened, parts, captures, closed
         if end <= pos:  # see _process
             stalled = _note_stall(stalled, (pos, cur, opened, any(parts)))
         if start > pos and cur >= 0:
@@ -494,6 +521,7 @@ def prefix_pass(
         had_text = opened
         if cur >= 0 and opened:
             # Close the current region (see _close).
+            closed = True
             body = parts[0] if len(parts) == 1 else "".join(parts)
             value = cls._finish[cur](body, captures)
             if tools and isinstance(value, (list, dict)):
@@ -507,4 +535,4 @@ def prefix_pass(
             continue
         cur, captures, parts, opened = implicit, {}, [], False
         if not had_text and start == end:
-            return pos, cur, opened, parts, captures
+            return pos, cur, opened, parts, captures, closed

@@ -22,7 +22,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import canon
-from strategies import template_plans, texts
+from strategies import prefixes, template_plans, texts
 
 from rtc.compiler import compile_template, load
 from rtc.compiler.prefilter import (
@@ -257,3 +257,32 @@ def test_big_templates_keep_the_general_pass(fields: int) -> None:
     module = load(template)
     assert (module.ResponseParser._run_to_end is None) == (fields > 64)
     assert module.parse_response("<0>a</0>", prefix="") == {"f0": "a"}
+
+
+@settings(
+    derandomize=True,
+    deadline=None,
+    max_examples=300,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(data=st.data())
+def test_known_prefix_states_are_the_prefix_pass(data: st.DataObject) -> None:
+    """A prefix's partial pass is remembered when nothing closed in it: parsing again with the
+    same prefix (the remembered state) answers what a parser fed the text answers."""
+    plan = data.draw(template_plans(), label="plan")
+    try:
+        module = load(copy.deepcopy(plan.template))
+    except (ValueError, TypeError):
+        return
+    prefix = data.draw(prefixes(plan), label="prefix")
+    text = data.draw(texts(plan), label="text")
+
+    def streamed() -> Any:
+        parser = module.ResponseParser(prefix)
+        parser.feed(text)
+        return parser.finalize()[0]
+
+    want = _outcome(streamed)
+    for _ in range(2):
+        assert _outcome(lambda: module.parse_response(text, prefix=prefix)) == want
