@@ -44,6 +44,8 @@ class Watch:
     eos: Any = None  # how it is found at the end of the stream (lowering.eos.EosSearch)
     eos_lines: list[str] = field(default_factory=list)  # that search's code (sets i, j, m)
     eos_note: str = ""  # what the search does, for the comment above it
+    can_be_empty: bool = True  # it may match the empty string (or it is not known)
+    groups_const: str = ""  # captures: its named groups by number (the pattern giving `m`)
 
 
 @dataclass
@@ -56,6 +58,8 @@ class State:
     first_chars: tuple[str, list[str]] | None = None
     # Every watched delimiter needs at least one character: nothing can match at the end.
     empty_at_end: bool = False
+    # Its end-of-stream searches test whether the rest of the text is long (long_text).
+    eos_long: bool = False
 
 
 @dataclass
@@ -142,6 +146,9 @@ class Plan:
     literal_lists: list[tuple[str, str, str]] = field(default_factory=list)
     # The one-shot pass (_run_to_end): each state with the test of ``cur`` that selects it.
     pass_states: list[tuple[str, State]] = field(default_factory=list)
+    pass_empty: bool = True  # some delimiter may match the empty string (stall checks needed)
+    group_tables: list[tuple[str, str]] = field(default_factory=list)  # (name, pattern const)
+    pass_captures: bool = True  # some open pattern passes captures on
     engine_imports: list[str] = field(default_factory=lambda: ["CompiledParser"])
 
 

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with
+from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.tools import coerce_tool_calls
 from rtc.runtime.transform import apply
-from rtc.runtime.engine import CompiledParser, parse_once, note_stall
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -97,7 +97,7 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = json_with(body, (), unquoted_keys=False, non_json=0)
+    content = json_value(body)
     return apply("tool_calls", content, _TRANSFORM_TOOL_CALLS, True, captures)
 
 
@@ -121,8 +121,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # open 'content': literal '<|START_RESPONSE|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -136,7 +137,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i >= 0:
             start, end, target, found, rank = i, j, 0, None, 0
         # open 'thinking': literal '<|START_THINKING|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[1]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -165,7 +166,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         ):
             start, end, target, found, rank = i, j, 1, None, 1
         # open 'tool_calls': literal '<|START_ACTION|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[2]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -269,8 +270,9 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'content': literal '<|END_RESPONSE|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[3]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -307,8 +309,9 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'thinking': literal '<|END_THINKING|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[4]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -345,8 +348,9 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'tool_calls': literal '<|END_ACTION|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[5]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -390,15 +394,14 @@ def _run_to_end(
 ) -> None:
     n = len(buf)
     memo: list[Any] = [None] * 6
-    stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
         if cur == 0:
             # Inside 'content': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'content': literal '<|END_RESPONSE|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[3]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -414,8 +417,9 @@ def _run_to_end(
         elif cur == 1:
             # Inside 'thinking': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'thinking': literal '<|END_THINKING|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[4]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -431,8 +435,9 @@ def _run_to_end(
         elif cur == 2:
             # Inside 'tool_calls': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'tool_calls': literal '<|END_ACTION|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[5]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -448,8 +453,9 @@ def _run_to_end(
         else:
             # Outside explicit regions: the null sink (no implicit field: text here is dropped).
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # open 'content': literal '<|START_RESPONSE|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[0]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -463,7 +469,7 @@ def _run_to_end(
                 if i >= 0:
                     start, end, target, found, rank = i, j, 0, None, 0
                 # open 'thinking': literal '<|START_THINKING|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[1]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -492,7 +498,7 @@ def _run_to_end(
                 ):
                     start, end, target, found, rank = i, j, 1, None, 1
                 # open 'tool_calls': literal '<|START_ACTION|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[2]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -522,14 +528,8 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, 2, None, 2
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
+        # (No delimiter here can match the empty string: every commit consumes text.)
+        stop = n if target == -1 else start
         if cur >= 0:
             if stop > pos:
                 body = head + buf[pos:stop] if head else buf[pos:stop]
@@ -551,23 +551,14 @@ def _run_to_end(
                     out["tool_calls"] = value
         if target == -1:
             return
-        had_text = opened
         pos = end
         head = ""
         if target >= 0:
             cur = target
-            captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
-            )
             opened = True
         else:
             cur = -1
-            captures = {}
             opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with
+from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.tools import coerce_tool_calls
 from rtc.runtime.engine import CompiledParser, parse_once, note_stall
@@ -89,7 +89,7 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = json_with(body, (), unquoted_keys=False, non_json=0)
+    content = json_value(body)
     return {"type": "function", "function": content}
 
 
@@ -111,8 +111,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # open 'content': literal '<response>\n': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -126,7 +127,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i >= 0:
             start, end, target, found, rank = i, j, 1, None, 0
         # open 'tool_calls': literal '<tool_call>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[1]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -229,8 +230,9 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'thinking': literal '</think>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[3]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -304,8 +306,9 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'tool_calls': literal '</tool_call>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[5]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -352,12 +355,12 @@ def _run_to_end(
     stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
         if cur == 0:
             # Inside 'thinking': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'thinking': literal '</think>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[3]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -384,8 +387,9 @@ def _run_to_end(
         elif cur == 2:
             # Inside 'tool_calls': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'tool_calls': literal '</tool_call>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[5]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -400,8 +404,9 @@ def _run_to_end(
                     start, end, target, found, rank = i, j, -2, None, 0
         else:
             # Outside explicit regions: the null sink (no implicit field: text here is dropped).
+            long_text = n - pos >= LONG_SPAN
             # open 'content': literal '<response>\n': str.find
-            if n - pos >= LONG_SPAN:
+            if long_text:
                 # Long text: find by the rarest character, and remember.
                 r = memo[0]
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -415,7 +420,7 @@ def _run_to_end(
             if i >= 0:
                 start, end, target, found, rank = i, j, 1, None, 0
             # open 'tool_calls': literal '<tool_call>': str.find
-            if n - pos >= LONG_SPAN:
+            if long_text:
                 # Long text: find by the rarest character, and remember.
                 r = memo[1]
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -489,15 +494,9 @@ def _run_to_end(
         head = ""
         if target >= 0:
             cur = target
-            captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
-            )
             opened = True
         else:
             cur = -1
-            captures = {}
             opened = False
             if not had_text and start == end:
                 return  # a zero-width close of a region that never opened stops the pass

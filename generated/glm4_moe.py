@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with, xml_inline_with
+from rtc.runtime.content import json_or_text, xml_inline_with
 from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail, search_literal_led
 from rtc.runtime.tools import coerce_tool_calls
 from rtc.runtime.engine import CompiledParser, parse_once, note_stall
@@ -86,6 +86,10 @@ _CLOSE_REASONING_CONTENT_PATTERN = regex.compile("</think>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*'
 _CLOSE_TOOL_CALLS_PATTERN = regex.compile("</tool_call>\\s*", regex.DOTALL)
 
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
+
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': tag_pattern
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
@@ -95,7 +99,7 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
 
 # content_args of 'tool_calls': value_parser json with 'allow_non_json'
 def _value_tool_calls(raw: Any) -> Any:
-    return json_with(raw, (), unquoted_keys=False, non_json=1)
+    return json_or_text(raw, strip=True)
 
 
 # ---- Field values: content parser, then transform ----
@@ -139,8 +143,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # open 'reasoning_content': literal '<think>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -154,7 +159,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i >= 0:
             start, end, target, found, rank = i, j, 0, None, 0
         # close 'content': pattern '<\\|user\\|>\\s*|$': str.find, then the whitespace after it, or the empty match at the end
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[1]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -257,8 +262,9 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'reasoning_content': pattern '</think>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[3]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -304,8 +310,9 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'tool_calls': pattern '</tool_call>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[4]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -359,12 +366,13 @@ def _run_to_end(
     stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
+        found = groups = None
         if cur == 0:
             # Inside 'reasoning_content': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'reasoning_content': pattern '</think>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[3]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -384,8 +392,9 @@ def _run_to_end(
         elif cur == 1:
             # Inside 'tool_calls': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'tool_calls': pattern '</tool_call>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[4]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -402,8 +411,9 @@ def _run_to_end(
                     start, end, target, found, rank = i, j, -2, None, 0
         else:
             # Outside explicit regions: the implicit field 'content'.
+            long_text = n - pos >= LONG_SPAN
             # open 'reasoning_content': literal '<think>': str.find
-            if n - pos >= LONG_SPAN:
+            if long_text:
                 # Long text: find by the rarest character, and remember.
                 r = memo[0]
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -419,7 +429,7 @@ def _run_to_end(
             if i >= 0:
                 start, end, target, found, rank = i, j, 0, None, 0
             # close 'content': pattern '<\\|user\\|>\\s*|$': str.find, then the whitespace after it, or the empty match at the end
-            if n - pos >= LONG_SPAN:
+            if long_text:
                 # Long text: find by the rarest character, and remember.
                 r = memo[1]
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -475,6 +485,7 @@ def _run_to_end(
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, 1, m, 1
+                groups = _OPEN_TOOL_CALLS_GROUPS
         if target != -1 and start >= n:
             target = -1  # an empty match at the very end is never taken (as in the reference)
         if target == -1:
@@ -508,10 +519,9 @@ def _run_to_end(
         head = ""
         if target >= 0:
             cur = target
+            # The open match's named groups that took part, read by their numbers.
             captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
             )
             opened = True
         else:

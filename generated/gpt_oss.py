@@ -17,10 +17,10 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with
+from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail, search_literal_led
 from rtc.runtime.tools import coerce_tool_calls
-from rtc.runtime.engine import CompiledParser, parse_once, note_stall
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -92,6 +92,10 @@ _CLOSE_CONTENT_PATTERN = regex.compile("<\\|return\\|>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '<\\|call\\|>\\s*'
 _CLOSE_TOOL_CALLS_PATTERN = regex.compile("<\\|call\\|>\\s*", regex.DOTALL)
 
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
+
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("<t")
 
@@ -113,7 +117,7 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = json_with(body, (), unquoted_keys=False, non_json=0)
+    content = json_value(body)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -137,8 +141,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # open 'content': literal '<|channel|>final<|message|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -152,7 +157,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i >= 0:
             start, end, target, found, rank = i, j, 1, None, 0
         # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[1]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -268,8 +273,9 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'thinking': pattern '<\\|end\\|>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[3]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -313,8 +319,9 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'content': pattern '<\\|return\\|>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[4]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -358,8 +365,9 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'tool_calls': pattern '<\\|call\\|>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[5]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -410,15 +418,15 @@ def _run_to_end(
 ) -> None:
     n = len(buf)
     memo: list[Any] = [None] * 6
-    stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
+        found = groups = None
         if cur == 0:
             # Inside 'thinking': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'thinking': pattern '<\\|end\\|>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[3]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -436,8 +444,9 @@ def _run_to_end(
         elif cur == 1:
             # Inside 'content': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'content': pattern '<\\|return\\|>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[4]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -455,8 +464,9 @@ def _run_to_end(
         elif cur == 2:
             # Inside 'tool_calls': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'tool_calls': pattern '<\\|call\\|>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[5]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -474,8 +484,9 @@ def _run_to_end(
         else:
             # Outside explicit regions: the null sink (no implicit field: text here is dropped).
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # open 'content': literal '<|channel|>final<|message|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[0]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -489,7 +500,7 @@ def _run_to_end(
                 if i >= 0:
                     start, end, target, found, rank = i, j, 1, None, 0
                 # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[1]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -551,14 +562,9 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, 2, m, 2
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
+                    groups = _OPEN_TOOL_CALLS_GROUPS
+        # (No delimiter here can match the empty string: every commit consumes text.)
+        stop = n if target == -1 else start
         if cur >= 0:
             if stop > pos:
                 body = head + buf[pos:stop] if head else buf[pos:stop]
@@ -580,23 +586,19 @@ def _run_to_end(
                     out.setdefault("tool_calls", []).append(value)
         if target == -1:
             return
-        had_text = opened
         pos = end
         head = ""
         if target >= 0:
             cur = target
+            # The open match's named groups that took part, read by their numbers.
             captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
             )
             opened = True
         else:
             cur = -1
             captures = {}
             opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with
+from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.tools import coerce_tool_calls
-from rtc.runtime.engine import CompiledParser, parse_once, note_stall
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -76,7 +76,7 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = json_with(body, (), unquoted_keys=False, non_json=0)
+    content = json_value(body)
     return {"type": "function", "function": content}
 
 
@@ -106,8 +106,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # open 'thinking': literal '<think>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -121,7 +122,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i >= 0:
             start, end, target, found, rank = i, j, 0, None, 0
         # open 'tool_calls': literal '<tool_call>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[1]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -150,7 +151,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         ):
             start, end, target, found, rank = i, j, 1, None, 1
         # close 'content': literal '<|end_of_text|>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[2]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -254,8 +255,9 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'thinking': literal '</think>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[3]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -292,8 +294,9 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'tool_calls': literal '</tool_call>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[4]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -337,15 +340,14 @@ def _run_to_end(
 ) -> None:
     n = len(buf)
     memo: list[Any] = [None] * 5
-    stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
         if cur == 0:
             # Inside 'thinking': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'thinking': literal '</think>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[3]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -361,8 +363,9 @@ def _run_to_end(
         elif cur == 1:
             # Inside 'tool_calls': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'tool_calls': literal '</tool_call>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[4]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -378,8 +381,9 @@ def _run_to_end(
         else:
             # Outside explicit regions: the implicit field 'content'.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # open 'thinking': literal '<think>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[0]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -393,7 +397,7 @@ def _run_to_end(
                 if i >= 0:
                     start, end, target, found, rank = i, j, 0, None, 0
                 # open 'tool_calls': literal '<tool_call>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[1]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -424,7 +428,7 @@ def _run_to_end(
                 ):
                     start, end, target, found, rank = i, j, 1, None, 1
                 # close 'content': literal '<|end_of_text|>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[2]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -452,14 +456,8 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
+        # (No delimiter here can match the empty string: every commit consumes text.)
+        stop = n if target == -1 else start
         if stop > pos:
             body = head + buf[pos:stop] if head else buf[pos:stop]
             opened = True
@@ -480,23 +478,14 @@ def _run_to_end(
                 out["content"] = value
         if target == -1:
             return
-        had_text = opened
         pos = end
         head = ""
         if target >= 0:
             cur = target
-            captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
-            )
             opened = True
         else:
             cur = 2
-            captures = {}
             opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):

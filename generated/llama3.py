@@ -17,10 +17,10 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with
+from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, search_literal_led
 from rtc.runtime.tools import coerce_tool_calls
-from rtc.runtime.engine import CompiledParser, parse_once, note_stall
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -69,6 +69,10 @@ _CLOSE_CONTENT_PATTERN = regex.compile("<\\|eot_id\\|>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '\\}<\\|eot_id\\|>\\s*'
 _CLOSE_TOOL_CALLS_PATTERN = regex.compile("\\}<\\|eot_id\\|>\\s*", regex.DOTALL)
 
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
+
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("{<")
 
@@ -78,7 +82,7 @@ _FIRST_SCAN_OUTSIDE = frozenset("{<")
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = json_with(body, (), unquoted_keys=False, non_json=0)
+    content = json_value(body)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -108,8 +112,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'content': pattern '<\\|eot_id\\|>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -191,8 +196,9 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'tool_calls': pattern '\\}<\\|eot_id\\|>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[2]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -243,15 +249,15 @@ def _run_to_end(
 ) -> None:
     n = len(buf)
     memo: list[Any] = [None] * 3
-    stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
+        found = groups = None
         if cur == 0:
             # Inside 'tool_calls': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'tool_calls': pattern '\\}<\\|eot_id\\|>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[2]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -269,8 +275,9 @@ def _run_to_end(
         else:
             # Outside explicit regions: the implicit field 'content'.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'content': pattern '<\\|eot_id\\|>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[0]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -319,14 +326,9 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
                 ):
                     start, end, target, found, rank = i, j, 0, m, 0
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
+                    groups = _OPEN_TOOL_CALLS_GROUPS
+        # (No delimiter here can match the empty string: every commit consumes text.)
+        stop = n if target == -1 else start
         if stop > pos:
             body = head + buf[pos:stop] if head else buf[pos:stop]
             opened = True
@@ -344,23 +346,19 @@ def _run_to_end(
                 out["content"] = value
         if target == -1:
             return
-        had_text = opened
         pos = end
         head = ""
         if target >= 0:
             cur = target
+            # The open match's named groups that took part, read by their numbers.
             captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
             )
             opened = True
         else:
             cur = 1
             captures = {}
             opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with
+from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.tools import coerce_tool_calls
 from rtc.runtime.engine import CompiledParser, parse_once, note_stall
@@ -72,6 +72,10 @@ _OPEN_TOOL_CALLS_RARE = 11  # ']'
 # close 'tool_calls': pattern '(?=\\[TOOL_CALLS\\]|</s>)'
 _CLOSE_TOOL_CALLS = regex.compile("(?=\\[TOOL_CALLS\\]|</s>)", regex.DOTALL)
 
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
+
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("[<")
 
@@ -87,7 +91,7 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = json_with(body, (), unquoted_keys=False, non_json=0)
+    content = json_value(body)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -117,8 +121,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # open 'thinking': literal '[THINK]': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -132,7 +137,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if i >= 0:
             start, end, target, found, rank = i, j, 0, None, 0
         # close 'content': literal '</s>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[1]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -248,8 +253,9 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'thinking': literal '[/THINK]': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[3]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -331,12 +337,13 @@ def _run_to_end(
     stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
+        found = groups = None
         if cur == 0:
             # Inside 'thinking': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'thinking': literal '[/THINK]': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[3]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -362,8 +369,9 @@ def _run_to_end(
         else:
             # Outside explicit regions: the implicit field 'content'.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # open 'thinking': literal '[THINK]': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[0]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -377,7 +385,7 @@ def _run_to_end(
                 if i >= 0:
                     start, end, target, found, rank = i, j, 0, None, 0
                 # close 'content': literal '</s>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[1]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -439,6 +447,7 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
                 ):
                     start, end, target, found, rank = i, j, 1, m, 1
+                    groups = _OPEN_TOOL_CALLS_GROUPS
         if target != -1 and start >= n:
             target = -1  # an empty match at the very end is never taken (as in the reference)
         if target == -1:
@@ -472,10 +481,9 @@ def _run_to_end(
         head = ""
         if target >= 0:
             cur = target
+            # The open match's named groups that took part, read by their numbers.
             captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
             )
             opened = True
         else:

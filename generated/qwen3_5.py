@@ -20,7 +20,7 @@ from rtc.runtime import require_api
 from rtc.runtime.content import xml_inline_with
 from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, search_literal_led
 from rtc.runtime.tools import coerce_tool_calls
-from rtc.runtime.engine import CompiledParser, parse_once, note_stall
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -88,6 +88,10 @@ _CLOSE_TOOL_CALLS_RARE = 10  # '>'
 # what \s matches, for whitespace-led patterns
 _WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_AFTER_WS_GROUPS = tuple(_OPEN_TOOL_CALLS_AFTER_WS.groupindex.items())
+
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 
@@ -139,8 +143,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # open 'reasoning_content': literal '<think>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -244,8 +249,9 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'reasoning_content': literal '</think>': str.find
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[3]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -334,15 +340,15 @@ def _run_to_end(
 ) -> None:
     n = len(buf)
     memo: list[Any] = [None] * 5
-    stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
+        found = groups = None
         if cur == 0:
             # Inside 'reasoning_content': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'reasoning_content': literal '</think>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[3]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -381,8 +387,9 @@ def _run_to_end(
         else:
             # Outside explicit regions: the implicit field 'content'.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # open 'reasoning_content': literal '<think>': str.find
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[0]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -436,14 +443,9 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
                 ):
                     start, end, target, found, rank = i, j, 1, m, 1
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
+                    groups = _OPEN_TOOL_CALLS_AFTER_WS_GROUPS
+        # (No delimiter here can match the empty string: every commit consumes text.)
+        stop = n if target == -1 else start
         if stop > pos:
             body = head + buf[pos:stop] if head else buf[pos:stop]
             opened = True
@@ -464,23 +466,19 @@ def _run_to_end(
                 out["content"] = value
         if target == -1:
             return
-        had_text = opened
         pos = end
         head = ""
         if target >= 0:
             cur = target
+            # The open match's named groups that took part, read by their numbers.
             captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
             )
             opened = True
         else:
             cur = 2
             captures = {}
             opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):

@@ -18,7 +18,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal
-from rtc.runtime.engine import CompiledParser, parse_once, note_stall
+from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
 
 require_api(1, __name__)
@@ -72,8 +72,9 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
+        long_text = n - pos >= LONG_SPAN
         # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*': str.find, then the whitespace after it
-        if n - pos >= LONG_SPAN:
+        if long_text:
             # Long text: find by the rarest character, and remember.
             r = memo[0]
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -124,15 +125,14 @@ def _run_to_end(
 ) -> None:
     n = len(buf)
     memo: list[Any] = [None] * 1
-    stalled = None
     while True:
         start = end = target = rank = -1
-        found = None
         if True:
             # Outside explicit regions: the implicit field 'content'.
             if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
                 # close 'content': pattern '<\uff5cend\u2581of\u2581sentence\uff5c>\\s*': str.find, then the whitespace after it
-                if n - pos >= LONG_SPAN:
+                if long_text:
                     # Long text: find by the rarest character, and remember.
                     r = memo[0]
                     if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
@@ -147,14 +147,8 @@ def _run_to_end(
                     j = SPACES.match(buf, j).end()  # the \s* after the literal
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
+        # (No delimiter here can match the empty string: every commit consumes text.)
+        stop = n if target == -1 else start
         if stop > pos:
             body = head + buf[pos:stop] if head else buf[pos:stop]
             opened = True
@@ -167,23 +161,14 @@ def _run_to_end(
                 out["content"] = value
         if target == -1:
             return
-        had_text = opened
         pos = end
         head = ""
         if target >= 0:
             cur = target
-            captures = (
-                {}
-                if found is None
-                else {k: v for k, v in found.groupdict().items() if v is not None}
-            )
             opened = True
         else:
             cur = 0
-            captures = {}
             opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import regex
@@ -19,6 +20,8 @@ import regex
 __all__ = [
     "PARSERS",
     "STREAMABLE",
+    "json_or_text",
+    "json_value",
     "json_with",
     "kv_lines_with",
     "parse_bool",
@@ -113,7 +116,10 @@ def _restore(rewritten: str, parked: list[str]) -> str:
     # pair's marker, that marker ends up escaped inside the later literal and is never
     # restored, so the control characters leak into the decoded string (as upstream).
     for index, inner in enumerate(parked):
-        rewritten = rewritten.replace(f"{_PARK_OPEN}{index}{_PARK_CLOSE}", json.dumps(inner))
+        # json.dumps of a str with its default arguments is exactly this C function's output
+        # (the default encoder, ensure_ascii), without its Python-level detour.
+        marker = f"{_PARK_OPEN}{index}{_PARK_CLOSE}"
+        rewritten = rewritten.replace(marker, encode_basestring_ascii(inner))
     return rewritten
 
 
@@ -174,6 +180,24 @@ def json_with(
         raise _not_json(body, rewritten, exc) from exc
 
 
+def json_value(body: str) -> Any:
+    """``json_with(body, (), False, 0)``: plain JSON, the arguments setting nothing."""
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise _not_json(body, body, exc) from exc
+
+
+def json_or_text(body: str, strip: bool) -> Any:
+    """``json_with(body, (), False, 1 if strip else 2)``: JSON, or the text where it is not."""
+    if body.__class__ is str and body.lstrip(_JSON_SPACE)[:1] not in _JSON_STARTS:
+        return body.strip() if strip else body
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return body.strip() if strip else body
+
+
 def _parker(parked: list[str]) -> Callable[[Any], str]:
     def park(match: Any) -> str:
         parked.append(match.group(1))
@@ -204,7 +228,10 @@ def parse_xml_inline(body: str, args: Any) -> Any:
     merge_duplicates = args.get("merge_duplicates", False)
     value = None if value_parser is None else lambda raw: _parse_value(raw, value_parser)
     matches = regex.finditer(tag_pattern, body, flags=regex.DOTALL)
-    return _tags(matches, tag_pattern, value, merge_duplicates)
+    # An absent `value` group means an empty value; one that did not take part in the match
+    # is None, which the value parser (if any) then chokes on.
+    pairs = ((g.get("key"), g.get("value", "")) for g in (m.groupdict() for m in matches))
+    return _tags(pairs, tag_pattern, value, merge_duplicates)
 
 
 def xml_inline_with(
@@ -212,25 +239,37 @@ def xml_inline_with(
 ) -> Any:
     """``parse_xml_inline`` with its ``content_args`` read at compile time: ``pattern`` is
     ``tag_pattern`` compiled once (DOTALL), ``value`` the precompiled ``value_parser`` (None:
-    none)."""
-    return _tags(pattern.finditer(body), pattern.pattern, value, merge_duplicates)
+    none).
+
+    The ``key`` and ``value`` groups are read by their numbers (what ``groupdict()`` reads,
+    without building a dict per match): a group the pattern lacks reads as ``groupdict()``'s
+    default (None for ``key``, which fails; "" for ``value``).
+    """
+    index = pattern.groupindex
+    key_at = index.get("key")
+    value_at = index.get("value")
+    matches = pattern.finditer(body)
+    if key_at is not None and value_at is not None:
+        pairs = ((m[key_at], m[value_at]) for m in matches)
+    else:
+        pairs = (
+            (None if key_at is None else m[key_at], "" if value_at is None else m[value_at])
+            for m in matches
+        )
+    return _tags(pairs, pattern.pattern, value, merge_duplicates)
 
 
 def _tags(
-    matches: Any, tag_pattern: Any, value: Callable[[Any], Any] | None, merge_duplicates: Any
+    pairs: Any, tag_pattern: Any, value: Callable[[Any], Any] | None, merge_duplicates: Any
 ) -> dict[str, Any]:
+    """The dict of (key, raw value) pairs, one per match, in match order."""
     result: dict[str, Any] = {}
-    for match in matches:
-        groups = match.groupdict()
-        key = groups.get("key")
+    for key, raw in pairs:
         if key is None:
             raise ValueError(
                 f"xml-inline content: tag_pattern {tag_pattern!r} matched without setting a "
                 "named group 'key'"
             )
-        # An absent `value` group means an empty value; one that did not take part in the
-        # match is None, which the value parser (if any) then chokes on.
-        raw = groups.get("value", "")
         parsed = raw if value is None else value(raw)
         if key in result and merge_duplicates:
             existing = result[key]

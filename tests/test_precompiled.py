@@ -90,8 +90,9 @@ def test_precompiled_parser_is_the_general_parser(data: st.DataObject) -> None:
 
 PRECOMPILED = [
     ("json", {"unquoted_keys": True, "string_delims": [['<|"|>', '<|"|>']]}, "json_with"),
-    ("json", {}, "json_with"),
-    ("json", {"allow_non_json": True, "strip": False}, "json_with"),
+    ("json", {}, "json_value"),
+    ("json", {"allow_non_json": True, "strip": False}, "json_or_text"),
+    ("json", {"allow_non_json": True, "unquoted_keys": True}, "json_with"),
     ("xml-inline", {"tag_pattern": r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>"}, "xml_inline_with"),
     (
         "xml-inline",
@@ -148,7 +149,7 @@ def test_shortcuts_are_exact_on_edge_bodies() -> None:
     """The two steps json_with skips: an opener that does not occur, a text that cannot begin
     a JSON value (allow_non_json); every other path runs json.loads as the reference does."""
     delims = ((("'", content.regex.compile("'(.*?)'", content.regex.DOTALL))),)
-    for body in EXTRA_BODIES + ["'a' 1", " 7 ", "\t[1]", "tru", "true", "-", "0x1"]:
+    for body in EXTRA_BODIES + ["'a' 1", " 7 ", "\t[1]", "tru", "true", "-", "0x1", None]:
         for non_json, args in (
             (1, {"allow_non_json": True}),
             (2, {"allow_non_json": True, "strip": False}),
@@ -156,6 +157,13 @@ def test_shortcuts_are_exact_on_edge_bodies() -> None:
         ):
             for pairs, more in ((delims, {"string_delims": [["'", "'"]]}), ((), {})):
                 want = _outcome(lambda b, a={**args, **more}: content.parse_json(b, a), body)
+                if not pairs:
+                    if non_json:
+                        strip = non_json == 1
+                        got = _outcome(lambda b, s=strip: content.json_or_text(b, s), body)
+                    else:
+                        got = _outcome(content.json_value, body)
+                    assert got == want, (body, args)
                 got = _outcome(
                     lambda b, p=pairs, n=non_json: content.json_with(b, p, False, n), body
                 )

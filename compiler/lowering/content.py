@@ -94,6 +94,13 @@ def _json(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Call | 
         shown = ", ".join(f"{comment_text(o, 12)}...{comment_text(c, 12)}" for o, c in delims[:2])
         more = ", ..." if len(delims) > 2 else ""
         _add(ns, const, f"{where}: string_delims {shown}{more}", f"({pairs},)")
+    if not delims and not unquoted:
+        # No dialect: plain JSON, or JSON else the text (allow_non_json).
+        if non_json:
+            ns.imports.add("from rtc.runtime.content import json_or_text")
+            return lambda x: f"json_or_text({x}, strip={non_json == 1})"
+        ns.imports.add("from rtc.runtime.content import json_value")
+        return lambda x: f"json_value({x})"
     ns.imports.add("from rtc.runtime.content import json_with")
     # non_json: 0 without allow_non_json, else the text on a syntax error (1 stripped, 2 raw).
     return lambda x: f"json_with({x}, {const}, unquoted_keys={unquoted}, non_json={non_json})"

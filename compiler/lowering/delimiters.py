@@ -28,7 +28,9 @@ def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> 
         const = ns.literal_name(stem)
         ns.literal_const(const, comment, single)
         search = EosSearch("literal", const)
-        return Watch(comment, "literal", target, const, f"{const}_LEN", eos=search)
+        return Watch(
+            comment, "literal", target, const, f"{const}_LEN", eos=search, can_be_empty=False
+        )
     ahead = None if delim.is_literal else lookahead_literal(delim.pattern)
     if ahead is not None:
         # (?=[\s\S]*?L): an empty match at pos when L occurs ahead, else a partial match
@@ -48,6 +50,7 @@ def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> 
             literals_const=search.const,
             grows_at_edge=delim.can_extend,
             eos=search,
+            can_be_empty=False,
         )
     if full is None:
         # Partial mode (streaming) still asks the regex module; the literal found at the end
@@ -62,6 +65,8 @@ def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> 
         grows_at_edge=not delim.is_literal or delim.can_extend,
         captures=role == "open" and bool(delim.group_names),
         eos=search,
+        # Literals never match empty; a pattern whose first characters are known does not.
+        can_be_empty=not delim.is_literal and first_fragments(delim.pattern) is None,
     )
 
 

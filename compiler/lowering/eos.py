@@ -15,8 +15,8 @@ with ``str.find``, each with its argument:
 - ``R|$``, ``R|\\Z`` (``dollar_alternative``): R's match when it starts at or before the first
   position where the end alternative holds, else the empty match there.
 
-``search_lines`` writes the code: given ``buf``, ``n``, ``pos`` and the candidate found so far
-(``target``, ``start``), it sets ``i`` (start, -1: none), ``j`` (end) and ``m`` (the match, for
+``search_lines`` writes the code: given ``buf``, ``n``, ``pos``, ``long_text`` (``n - pos >=
+LONG_SPAN``, for literals) and the candidate found so far (``target``, ``start``), it sets ``i`` (start, -1: none), ``j`` (end) and ``m`` (the match, for
 captures; None for str.find searches). Results are remembered in ``memo`` while they are still
 ahead (the text does not change); a search may stop at the candidate when nothing after it can
 win, unless whitespace before a match could reach back past it.
@@ -162,7 +162,7 @@ def search_lines(s: EosSearch, slot: int, first: bool) -> list[str]:
 
 def _literal_lines(const: str, slot: int, bounded: bool) -> list[str]:
     long_search = [
-        "if n - pos >= LONG_SPAN:",
+        "if long_text:",
         "    # Long text: find by the rarest character, and remember.",
         f"    r = memo[{slot}]",
         "    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):",

@@ -57,6 +57,9 @@ def lower_states(ns: Namespace, t: Template) -> dict[int, str]:
             if w.eos is not None:
                 w.eos_lines = search_lines(w.eos, w.memo, first=index == 0)
                 w.eos_note = describe_search(w.eos)
+        state.eos_long = any(
+            w.eos is not None and "if long_text:" in w.eos_lines for w in state.watches
+        )
     return table
 
 
@@ -120,7 +123,17 @@ def lower_pass(ns: Namespace, t: Template, table: dict[int, str]) -> None:
         plan.pass_states.append((f"{keyword} cur == {index}:", by_function[table[index]]))
     outside = by_function["_scan_outside"]
     plan.pass_states.append(("else:" if inside else "if True:", outside))
-    plan.engine_imports.append("note_stall")
+    watches = [w for state in plan.states for w in state.watches]
+    plan.pass_empty = any(w.can_be_empty for w in watches)
+    plan.pass_captures = any(w.captures for w in watches)
+    for w in watches:
+        if w.captures:
+            # The match comes from the pattern its end-of-stream search runs (the whole
+            # pattern, or the part after a leading \s* or before |$: the same named groups).
+            w.groups_const = ns.const(f"{w.eos.const}_groups")
+            plan.group_tables.append((w.groups_const, w.eos.const))
+    if plan.pass_empty:
+        plan.engine_imports.append("note_stall")
     if any(f.store == 2 for f in plan.fields):
         plan.engine_imports.append("store_value")
     if any(f.coercible for f in plan.fields):
