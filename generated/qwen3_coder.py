@@ -182,11 +182,17 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         # open 'tool_calls': pattern '<tool_call>\\s*<function=(?P<name>\\w+)>': the regex module (long text: between its literal prefix)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if (
-                target != -1
-                and buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_TOOL_CALLS_PREFIX)) < 0
-            ):
+            if target != -1:
+                stop = start + len(_OPEN_TOOL_CALLS_PREFIX)
                 # No match can start by the candidate's start (each begins with the prefix).
+                i = (
+                    buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(
+                        buf, _OPEN_TOOL_CALLS_PREFIX, pos, stop, _OPEN_TOOL_CALLS_RARE
+                    )
+                )
+            if target != -1 and i < 0:
                 r = (pos, -1, -1, None)
             else:
                 m = (
@@ -441,14 +447,17 @@ def _run_to_end(
                 # open 'tool_calls': pattern '<tool_call>\\s*<function=(?P<name>\\w+)>': the regex module (long text: between its literal prefix)
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    if (
-                        target != -1
-                        and buf.find(
-                            _OPEN_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_TOOL_CALLS_PREFIX)
-                        )
-                        < 0
-                    ):
+                    if target != -1:
+                        stop = start + len(_OPEN_TOOL_CALLS_PREFIX)
                         # No match can start by the candidate's start (each begins with the prefix).
+                        i = (
+                            buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(
+                                buf, _OPEN_TOOL_CALLS_PREFIX, pos, stop, _OPEN_TOOL_CALLS_RARE
+                            )
+                        )
+                    if target != -1 and i < 0:
                         r = (pos, -1, -1, None)
                     else:
                         m = (

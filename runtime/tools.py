@@ -166,7 +166,17 @@ def coerce_tool_calls(value: Any, tool_params: dict[str, dict[str, Any]]) -> Any
     for key, argument in arguments.items():
         if key not in properties:
             continue
-        types = schema_types(properties[key])
+        schema = properties[key]
+        if schema.__class__ is dict and "anyOf" not in schema and "oneOf" not in schema:
+            # Its types cannot fail to compute (nothing to walk), so skipping them is safe
+            # where nothing would be converted: an argument that is neither text nor a list,
+            # or text under a plain string schema.
+            if not isinstance(argument, (str, list)):
+                continue
+            if schema.get("type") == "string" and "nullable" not in schema:
+                if isinstance(argument, str):
+                    continue
+        types = schema_types(schema)
         if not types:
             continue
         if isinstance(argument, str):

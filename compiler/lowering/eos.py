@@ -127,7 +127,10 @@ def _pattern_search(ns: Namespace, pattern: str, stem: str, comment: str) -> Eos
         const = literal_list(ns, f"{stem}_literals", f"{comment}: its literals", alternatives)
         return EosSearch("any", const)
     const = ns.regex_const(stem, comment, pattern, searched=True)
-    return EosSearch("regex", const, led=literal_prefix(pattern) is not None)
+    led = literal_prefix(pattern) is not None
+    if led:
+        ns.imports.add("from rtc.runtime.matching import LONG_SPAN, find_literal")
+    return EosSearch("regex", const, led=led)
 
 
 def search_lines(s: EosSearch, slot: int, first: bool) -> list[str]:
@@ -252,8 +255,12 @@ def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
         ]
     elif s.led and bounded:
         lines += [
-            f"    if target != -1 and buf.find({c}_PREFIX, pos, start + len({c}_PREFIX)) < 0:",
+            "    if target != -1:",
+            f"        stop = start + len({c}_PREFIX)",
             "        # No match can start by the candidate's start (each begins with the prefix).",
+            f"        i = buf.find({c}_PREFIX, pos, stop) if stop - pos < LONG_SPAN else "
+            f"find_literal(buf, {c}_PREFIX, pos, stop, {c}_RARE)",
+            "    if target != -1 and i < 0:",
             "        r = (pos, -1, -1, None)",
             "    else:",
             f"        {search}",
