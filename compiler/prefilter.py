@@ -223,24 +223,7 @@ def lookahead_literal(pattern: str) -> str | None:
             break
     else:
         return None
-    out = []
-    i = 0
-    while i < len(inner):
-        c = inner[i]
-        if c == "\\":
-            if i + 1 >= len(inner):
-                return None
-            e = inner[i + 1]
-            if e.isalnum() or not e.isascii():
-                return None
-            out.append(e)
-            i += 2
-            continue
-        if c in _SPECIAL:
-            return None
-        out.append(c)
-        i += 1
-    return "".join(out) or None
+    return literal_text(inner)
 
 
 def literal_prefix(pattern: str) -> str | None:

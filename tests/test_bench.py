@@ -221,16 +221,20 @@ def test_function_api_abuse_structure() -> None:
     }
     assert set(abuse["chars"]["rtc"]) == {"first", "last", "last_over_first"}
     assert set(abuse["flood"]["rtc"]) == {"small", "big", "big_over_small"}
-    assert "abuse (" in bench.format_report(
-        {
-            "rtc_version": "x",
-            "reference_version": None,
-            "python": "3",
-            "config": {"quick": True, "statistic": "min"},
-            "templates": [record],
-            "summary": bench.summarize([record], config),
-        }
-    )
+    assert "abuse (" in _table([record], bench.summarize([record], config))
+
+
+def _table(records: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+    """The human-readable report of records benchmarked by the function API."""
+    report = {
+        "rtc_version": "x",
+        "reference_version": None,
+        "python": "3",
+        "config": {"quick": True, "statistic": "min"},
+        "templates": records,
+        "summary": summary,
+    }
+    return bench.format_report(report)
 
 
 def test_pattern_samples_verified_and_in_context() -> None:
@@ -320,16 +324,7 @@ def test_short_tool_calls_under_every_prompt_shape() -> None:
     by_key = {m["key"]: m for m in summary["metrics"]}
     assert by_key["oneshot_calls_lowest"]["statistic"] == "lowest"
     assert by_key["oneshot_calls_speedup"]["templates"] == 4
-    assert "Short tool calls, one-shot" in bench.format_report(
-        {
-            "rtc_version": "x",
-            "reference_version": None,
-            "python": "3",
-            "config": {"quick": True, "statistic": "min"},
-            "templates": [record],
-            "summary": summary,
-        }
-    )
+    assert "Short tool calls, one-shot" in _table([record], summary)
 
 
 def test_prefill_needs_a_literal_reasoning_opening() -> None:

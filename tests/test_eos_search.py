@@ -13,16 +13,16 @@ random templates.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 from typing import Any
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import canon
+from reference import _long_searches, canon
 from strategies import prefixes, template_plans, texts
+from test_prefilter import SETTINGS
 
 from rtc.compiler import compile_template, load
 from rtc.compiler.prefilter import (
@@ -36,13 +36,7 @@ from rtc.runtime import matching
 from rtc.runtime.engine import run_to_end
 from rtc.runtime.matching import find_any, tail_any
 
-SETTINGS = settings(
-    derandomize=True,
-    deadline=None,
-    max_examples=300,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+SETTINGS = settings(SETTINGS, max_examples=300)
 
 WORDS = ["<a>", "<a", "a>", "<ab>", "ab", "b", "</a>", "<|e|>", "é", "\n", " ", "x"]
 LITERALS = st.lists(st.sampled_from(WORDS[:9]), min_size=1, max_size=4)
@@ -59,18 +53,10 @@ def _alternation(literals: list[str]) -> Any:
     return regex.compile("|".join(regex.escape(x) for x in ordered), regex.DOTALL)
 
 
-@contextmanager
-def long_searches(*modules: Any) -> Iterator[None]:
-    """Every span counts as long (LONG_SPAN = 0) in these modules and the runtime."""
-    patched = [m for m in (*modules, matching) if hasattr(m, "LONG_SPAN")]
-    saved = [m.LONG_SPAN for m in patched]
-    for m in patched:
-        m.LONG_SPAN = 0
-    try:
-        yield
-    finally:
-        for m, value in zip(patched, saved, strict=True):
-            m.LONG_SPAN = value
+def long_searches(module: Any, long: bool) -> Any:
+    """Every span counts as long in ``module`` and the runtime (as the differential suite
+    forces it), or nothing changes."""
+    return _long_searches(module) if long else nullcontext()
 
 
 @SETTINGS
@@ -80,7 +66,7 @@ def test_find_any_is_the_alternation_at_the_end(
 ) -> None:
     buf = "".join(words)
     pattern, table = _alternation(literals), _literals(literals)
-    with long_searches() if long else _nothing():
+    with long_searches(None, long):
         for pos in range(len(buf) + 1):
             m = pattern.search(buf, pos)
             want = (-1, -1) if m is None else m.span()
@@ -107,11 +93,6 @@ def test_find_any_and_tail_any_are_the_partial_search(
             continue
         assert (i, j) == (-1, -1), (buf, pos)
         assert tail_any(buf, pos, table) == (len(buf) if m is None else m.start()), (buf, pos)
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def _shaped(draw: st.DrawFn) -> str:
@@ -149,7 +130,7 @@ def test_shaped_patterns_are_the_regex_search_at_the_end(
     compiled = regex.compile(pattern, regex.DOTALL)
     buf = "".join(words)
     memo = [None] * module.ResponseParser._memo_size
-    with long_searches(module) if long else _nothing():
+    with long_searches(module, long):
         for pos in range(len(buf) + 1):
             _, start, end, target, _ = module._scan_outside(buf, pos, True, memo)
             m = compiled.search(buf, pos)
@@ -208,13 +189,7 @@ def _outcome(fn: Any) -> Any:
         return ("raises", type(exc).__name__)
 
 
-@settings(
-    derandomize=True,
-    deadline=None,
-    max_examples=300,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@SETTINGS
 @given(data=st.data(), long=st.booleans())
 def test_generated_pass_is_the_general_pass(data: st.DataObject, long: bool) -> None:
     """From a fresh parser's state: the module's _run_to_end stores what run_to_end stores
@@ -243,7 +218,7 @@ def test_generated_pass_is_the_general_pass(data: st.DataObject, long: bool) -> 
         parser.feed(text)
         return parser.finalize()[0]
 
-    with long_searches(module) if long else _nothing():
+    with long_searches(module, long):
         assert _outcome(lambda: run(False)) == _outcome(lambda: run(True)), text
         assert _outcome(lambda: module.parse_response(text, prefix="")) == _outcome(streamed)
 
@@ -259,13 +234,7 @@ def test_big_templates_keep_the_general_pass(fields: int) -> None:
     assert module.parse_response("<0>a</0>", prefix="") == {"f0": "a"}
 
 
-@settings(
-    derandomize=True,
-    deadline=None,
-    max_examples=300,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@SETTINGS
 @given(data=st.data())
 def test_known_prefix_states_are_the_prefix_pass(data: st.DataObject) -> None:
     """A prefix's partial pass is remembered when nothing closed in it: parsing again with the

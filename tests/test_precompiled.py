@@ -15,10 +15,11 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from strategies import contents
 from test_content_parsers import canon
+from test_prefilter import SETTINGS
 
 from rtc.compiler import compile_template, load
 from rtc.runtime import content
@@ -63,13 +64,7 @@ def _outcome(fn: Any, body: Any) -> Any:
         return ("raises", type(exc))
 
 
-@settings(
-    max_examples=400,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@SETTINGS
 @given(data=st.data())
 def test_precompiled_parser_is_the_general_parser(data: st.DataObject) -> None:
     spec, bodies = data.draw(contents(), label="content")

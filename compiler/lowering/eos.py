@@ -16,10 +16,11 @@ with ``str.find``, each with its argument:
   position where the end alternative holds, else the empty match there.
 
 ``search_lines`` writes the code: given ``buf``, ``n``, ``pos``, ``long_text`` (``n - pos >=
-LONG_SPAN``, for literals) and the candidate found so far (``target``, ``start``), it sets ``i`` (start, -1: none), ``j`` (end) and ``m`` (the match, for
-captures; None for str.find searches). Results are remembered in ``memo`` while they are still
-ahead (the text does not change); a search may stop at the candidate when nothing after it can
-win, unless whitespace before a match could reach back past it.
+LONG_SPAN``, for literals) and the candidate found so far (``target``, ``start``), it sets
+``i`` (start, -1: none), ``j`` (end) and ``m`` (the match, for captures; unset by str.find
+searches). Results are remembered in ``memo`` while they are still ahead (the text does not
+change); a search may stop at the candidate when nothing after it can win, unless whitespace
+before a match could reach back past it.
 """
 
 from __future__ import annotations
