@@ -8,46 +8,16 @@ from __future__ import annotations
 
 import gc
 import math
-import signal
 import statistics
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any
 
+from rtc.compiler.deadline import Timeout as _Timeout
+from rtc.compiler.deadline import time_limit
+
 from .config import BenchConfig
-
-
-class _Timeout(BaseException):
-    """Raised by the timer; a BaseException so that no ``except Exception`` in a parser eats it."""
-
-
-def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    raise _Timeout
-
-
-@contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise ``_Timeout`` in the block after ``seconds`` of wall time (main thread, POSIX only;
-    elsewhere the block runs uncapped)."""
-    if (
-        not seconds
-        or not hasattr(signal, "setitimer")
-        or threading.current_thread() is not threading.main_thread()
-    ):
-        yield
-        return
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
 
 Prepare = Callable[[int], Callable[[], object]]
 """``prepare(n)`` does the untimed setup of n ops and returns the closure that runs them."""

@@ -21,6 +21,6 @@ def main() -> None:
     A SOURCE is a template JSON file, a tokenizer_config.json (its response_template key), a folder
     holding a tokenizer_config.json, or - for stdin.
 
-    Exit status: 0 on success, 1 when `rtc check` finds drift, 2 on any error (one line on stderr,
-    `rtc: error: …`).
+    Exit status: 0 on success, 1 when `rtc check` finds drift or `rtc lint` a finding at its
+    --fail-on severity, 2 on any error (one line on stderr, `rtc: error: …`).
     """
