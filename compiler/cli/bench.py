@@ -14,6 +14,7 @@ from rtc.compiler.bench import (
     FULL,
     QUICK,
     catalogue_sources,
+    format_markdown,
     format_report,
     run_benchmark,
     workload_names,
@@ -66,6 +67,14 @@ def _template_name(source: str) -> str:
     "(or --json last on the line).",
 )
 @click.option(
+    "--markdown",
+    "markdown_out",
+    metavar="FILE",
+    default=None,
+    help="Also write the summary and the per-template tables as Markdown (the README's "
+    "Performance tables) to FILE.",
+)
+@click.option(
     "--no-reference", is_flag=True, help="Do not run transformers' interpreter, even if installed."
 )
 @click.option(
@@ -98,6 +107,7 @@ def bench_command(
     quick: bool,
     abuse: bool,
     json_out: str | None,
+    markdown_out: str | None,
     no_reference: bool,
     workloads: tuple[str, ...],
     statistic: str,
@@ -172,4 +182,6 @@ def bench_command(
         return
     if json_out is not None:
         write_atomically(json_out, (payload + "\n").encode("utf-8"))
+    if markdown_out is not None:
+        write_atomically(markdown_out, format_markdown(report).encode("utf-8"))
     click.echo(format_report(report), nl=False)
