@@ -250,6 +250,15 @@ def xml_inline_with(
     value_at = index.get("value")
     matches = pattern.finditer(body)
     if key_at is not None and value_at is not None:
+        if not merge_duplicates:
+            # The usual case, _tags' loop without merging: a later key overwrites.
+            result: dict[str, Any] = {}
+            for m in matches:
+                key = m[key_at]
+                if key is None:
+                    raise _no_key(pattern.pattern)
+                result[key] = m[value_at] if value is None else value(m[value_at])
+            return result
         pairs = ((m[key_at], m[value_at]) for m in matches)
     else:
         pairs = (
@@ -266,10 +275,7 @@ def _tags(
     result: dict[str, Any] = {}
     for key, raw in pairs:
         if key is None:
-            raise ValueError(
-                f"xml-inline content: tag_pattern {tag_pattern!r} matched without setting a "
-                "named group 'key'"
-            )
+            raise _no_key(tag_pattern)
         parsed = raw if value is None else value(raw)
         if key in result and merge_duplicates:
             existing = result[key]
@@ -282,6 +288,13 @@ def _tags(
         else:
             result[key] = parsed
     return result
+
+
+def _no_key(tag_pattern: Any) -> ValueError:
+    return ValueError(
+        f"xml-inline content: tag_pattern {tag_pattern!r} matched without setting a named "
+        "group 'key'"
+    )
 
 
 def parse_kv_lines(body: str, args: Any) -> Any:
