@@ -166,30 +166,29 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         # open 'response_start': pattern '<response>\\n?': the regex module (long text: between its literal prefix)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target != -1:
-                stop = start + len(_OPEN_RESPONSE_START_PREFIX)
-                # No match can start by the candidate's start (each begins with the prefix).
-                i = (
-                    buf.find(_OPEN_RESPONSE_START_PREFIX, pos, stop)
-                    if stop - pos < LONG_SPAN
-                    else find_literal(
-                        buf, _OPEN_RESPONSE_START_PREFIX, pos, stop, _OPEN_RESPONSE_START_RARE
-                    )
+            # Only an occurrence by the candidate's start could give a match that wins.
+            stop = n if target == -1 else start + len(_OPEN_RESPONSE_START_PREFIX)
+            i = (
+                buf.find(_OPEN_RESPONSE_START_PREFIX, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(
+                    buf, _OPEN_RESPONSE_START_PREFIX, pos, stop, _OPEN_RESPONSE_START_RARE
                 )
-            if target != -1 and i < 0:
+            )
+            if i < 0:
                 r = (pos, -1, -1, None)
+                if target == -1:
+                    memo[3] = r
             else:
-                m = (
-                    _OPEN_RESPONSE_START.search(buf, pos)
-                    if n - pos < LONG_SPAN
-                    else search_literal_led(
+                m = _OPEN_RESPONSE_START.match(buf, i)
+                if m is None:
+                    m = search_literal_led(
                         _OPEN_RESPONSE_START,
                         buf,
-                        pos,
+                        i + 1,
                         _OPEN_RESPONSE_START_PREFIX,
                         _OPEN_RESPONSE_START_RARE,
                     )
-                )
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -455,30 +454,29 @@ def _run_to_end(
             # open 'response_start': pattern '<response>\\n?': the regex module (long text: between its literal prefix)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                if target != -1:
-                    stop = start + len(_OPEN_RESPONSE_START_PREFIX)
-                    # No match can start by the candidate's start (each begins with the prefix).
-                    i = (
-                        buf.find(_OPEN_RESPONSE_START_PREFIX, pos, stop)
-                        if stop - pos < LONG_SPAN
-                        else find_literal(
-                            buf, _OPEN_RESPONSE_START_PREFIX, pos, stop, _OPEN_RESPONSE_START_RARE
-                        )
+                # Only an occurrence by the candidate's start could give a match that wins.
+                stop = n if target == -1 else start + len(_OPEN_RESPONSE_START_PREFIX)
+                i = (
+                    buf.find(_OPEN_RESPONSE_START_PREFIX, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(
+                        buf, _OPEN_RESPONSE_START_PREFIX, pos, stop, _OPEN_RESPONSE_START_RARE
                     )
-                if target != -1 and i < 0:
+                )
+                if i < 0:
                     r = (pos, -1, -1, None)
+                    if target == -1:
+                        memo[3] = r
                 else:
-                    m = (
-                        _OPEN_RESPONSE_START.search(buf, pos)
-                        if n - pos < LONG_SPAN
-                        else search_literal_led(
+                    m = _OPEN_RESPONSE_START.match(buf, i)
+                    if m is None:
+                        m = search_literal_led(
                             _OPEN_RESPONSE_START,
                             buf,
-                            pos,
+                            i + 1,
                             _OPEN_RESPONSE_START_PREFIX,
                             _OPEN_RESPONSE_START_RARE,
                         )
-                    )
                     r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

@@ -148,26 +148,23 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{': the regex module (long text: between its literal prefix)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target != -1:
-                stop = start + len(_OPEN_TOOL_CALLS_PREFIX)
-                # No match can start by the candidate's start (each begins with the prefix).
-                i = (
-                    buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, stop)
-                    if stop - pos < LONG_SPAN
-                    else find_literal(
-                        buf, _OPEN_TOOL_CALLS_PREFIX, pos, stop, _OPEN_TOOL_CALLS_RARE
-                    )
-                )
-            if target != -1 and i < 0:
+            # Only an occurrence by the candidate's start could give a match that wins.
+            stop = n if target == -1 else start + len(_OPEN_TOOL_CALLS_PREFIX)
+            i = (
+                buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_TOOL_CALLS_PREFIX, pos, stop, _OPEN_TOOL_CALLS_RARE)
+            )
+            if i < 0:
                 r = (pos, -1, -1, None)
+                if target == -1:
+                    memo[1] = r
             else:
-                m = (
-                    _OPEN_TOOL_CALLS.search(buf, pos)
-                    if n - pos < LONG_SPAN
-                    else search_literal_led(
-                        _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
+                m = _OPEN_TOOL_CALLS.match(buf, i)
+                if m is None:
+                    m = search_literal_led(
+                        _OPEN_TOOL_CALLS, buf, i + 1, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
                     )
-                )
                 r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -288,30 +285,29 @@ def _run_to_end(
                 # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{': the regex module (long text: between its literal prefix)
                 r = memo[1]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    if target != -1:
-                        stop = start + len(_OPEN_TOOL_CALLS_PREFIX)
-                        # No match can start by the candidate's start (each begins with the prefix).
-                        i = (
-                            buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, stop)
-                            if stop - pos < LONG_SPAN
-                            else find_literal(
-                                buf, _OPEN_TOOL_CALLS_PREFIX, pos, stop, _OPEN_TOOL_CALLS_RARE
-                            )
+                    # Only an occurrence by the candidate's start could give a match that wins.
+                    stop = n if target == -1 else start + len(_OPEN_TOOL_CALLS_PREFIX)
+                    i = (
+                        buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, stop)
+                        if stop - pos < LONG_SPAN
+                        else find_literal(
+                            buf, _OPEN_TOOL_CALLS_PREFIX, pos, stop, _OPEN_TOOL_CALLS_RARE
                         )
-                    if target != -1 and i < 0:
+                    )
+                    if i < 0:
                         r = (pos, -1, -1, None)
+                        if target == -1:
+                            memo[1] = r
                     else:
-                        m = (
-                            _OPEN_TOOL_CALLS.search(buf, pos)
-                            if n - pos < LONG_SPAN
-                            else search_literal_led(
+                        m = _OPEN_TOOL_CALLS.match(buf, i)
+                        if m is None:
+                            m = search_literal_led(
                                 _OPEN_TOOL_CALLS,
                                 buf,
-                                pos,
+                                i + 1,
                                 _OPEN_TOOL_CALLS_PREFIX,
                                 _OPEN_TOOL_CALLS_RARE,
                             )
-                        )
                         r = memo[1] = (
                             (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                         )

@@ -203,18 +203,27 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         # open 'tool_calls': pattern '\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*': the regex module (long text: between its literal prefix), back over leading whitespace
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
+            i = (
+                buf.find(_OPEN_TOOL_CALLS_AFTER_WS_PREFIX, pos, n)
                 if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _OPEN_TOOL_CALLS_AFTER_WS,
-                    buf,
-                    pos,
-                    _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
-                    _OPEN_TOOL_CALLS_AFTER_WS_RARE,
+                else find_literal(
+                    buf, _OPEN_TOOL_CALLS_AFTER_WS_PREFIX, pos, n, _OPEN_TOOL_CALLS_AFTER_WS_RARE
                 )
             )
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            if i < 0:
+                r = (pos, -1, -1, None)
+                memo[2] = r
+            else:
+                m = _OPEN_TOOL_CALLS_AFTER_WS.match(buf, i)
+                if m is None:
+                    m = search_literal_led(
+                        _OPEN_TOOL_CALLS_AFTER_WS,
+                        buf,
+                        i + 1,
+                        _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
+                        _OPEN_TOOL_CALLS_AFTER_WS_RARE,
+                    )
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
             i -= 1  # back over the whitespace the leading \s* takes
@@ -436,18 +445,33 @@ def _run_to_end(
                 # open 'tool_calls': pattern '\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*': the regex module (long text: between its literal prefix), back over leading whitespace
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
+                    i = (
+                        buf.find(_OPEN_TOOL_CALLS_AFTER_WS_PREFIX, pos, n)
                         if n - pos < LONG_SPAN
-                        else search_literal_led(
-                            _OPEN_TOOL_CALLS_AFTER_WS,
+                        else find_literal(
                             buf,
-                            pos,
                             _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
+                            pos,
+                            n,
                             _OPEN_TOOL_CALLS_AFTER_WS_RARE,
                         )
                     )
-                    r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                    if i < 0:
+                        r = (pos, -1, -1, None)
+                        memo[2] = r
+                    else:
+                        m = _OPEN_TOOL_CALLS_AFTER_WS.match(buf, i)
+                        if m is None:
+                            m = search_literal_led(
+                                _OPEN_TOOL_CALLS_AFTER_WS,
+                                buf,
+                                i + 1,
+                                _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
+                                _OPEN_TOOL_CALLS_AFTER_WS_RARE,
+                            )
+                        r = memo[2] = (
+                            (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                        )
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
                     i -= 1  # back over the whitespace the leading \s* takes

@@ -227,13 +227,6 @@ def _any_lines(const: str, slot: int, bounded: bool) -> list[str]:
 
 def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
     c = s.const
-    if s.led:
-        search = (
-            f"m = {c}.search(buf, pos) if n - pos < LONG_SPAN else "
-            f"search_literal_led({c}, buf, pos, {c}_PREFIX, {c}_RARE)"
-        )
-    else:
-        search = f"m = {c}.search(buf, pos)"
     store = f"r = memo[{slot}] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)"
     lines = [
         f"r = memo[{slot}]",
@@ -254,21 +247,39 @@ def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
             "        if m is not None:",
             f"            memo[{slot}] = r",
         ]
-    elif s.led and bounded:
+    elif s.led:
+        # Every match begins with the prefix: the leftmost match is the first occurrence of
+        # the prefix where the pattern matches (see matching.search_literal_led), so find the
+        # first occurrence, try the pattern there, and search on from it only if it fails.
+        stop = f"start + len({c}_PREFIX)" if bounded else "n"
+        if bounded:
+            lines += [
+                "    # Only an occurrence by the candidate's start could give a match that wins.",
+                f"    stop = n if target == -1 else {stop}",
+            ]
+            stop = "stop"
         lines += [
-            "    if target != -1:",
-            f"        stop = start + len({c}_PREFIX)",
-            "        # No match can start by the candidate's start (each begins with the prefix).",
-            f"        i = buf.find({c}_PREFIX, pos, stop) if stop - pos < LONG_SPAN else "
-            f"find_literal(buf, {c}_PREFIX, pos, stop, {c}_RARE)",
-            "    if target != -1 and i < 0:",
+            f"    i = buf.find({c}_PREFIX, pos, {stop}) if {stop} - pos < LONG_SPAN else "
+            f"find_literal(buf, {c}_PREFIX, pos, {stop}, {c}_RARE)",
+            "    if i < 0:",
             "        r = (pos, -1, -1, None)",
+        ]
+        if bounded:
+            lines += [
+                "        if target == -1:",
+                f"            memo[{slot}] = r",
+            ]
+        else:
+            lines += [f"        memo[{slot}] = r"]
+        lines += [
             "    else:",
-            f"        {search}",
+            f"        m = {c}.match(buf, i)",
+            "        if m is None:",
+            f"            m = search_literal_led({c}, buf, i + 1, {c}_PREFIX, {c}_RARE)",
             f"        {store}",
         ]
     else:
-        lines += [f"    {search}", f"    {store}"]
+        lines += [f"    m = {c}.search(buf, pos)", f"    {store}"]
     return lines + ["i, j, m = r[1], r[2], r[3]"]
 
 
