@@ -31,6 +31,7 @@ from .prefilter import (
     whitespace_led,
 )
 from .rarity import rarest_index
+from .serving import ServingPlan, lower_serving
 
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
@@ -174,6 +175,9 @@ class FastPath:
     name_literal: str
     dirty: bool
     lazy_open: bool  # the implicit field opens on its first text; explicit ones are open
+    # The same test as data for the OpenAI delta layer: a character, or the name of the
+    # frozenset or pattern constant (see rtc.runtime.openai).
+    probe: str = ""
 
 
 @dataclass
@@ -239,6 +243,7 @@ class Plan:
     memo_size: int = 0
     fast_paths: list[FastPath] = field(default_factory=list)
     fast_consts: list[tuple[str, str]] = field(default_factory=list)  # (name, frozenset expr)
+    serving: ServingPlan = field(default_factory=ServingPlan)  # the module's DeltaStream
 
 
 def _identifier(name: str, taken: set[str], prefix: str) -> str:
@@ -474,6 +479,10 @@ class _Lowering:
         self.lower_context()
         self.lower_output()
         self.lower_anchor()
+        probes = {fp.cur: fp.probe for fp in plan.fast_paths}
+        plan.serving = lower_serving(t, probes, self.names)
+        if plan.serving.patterns:
+            plan.uses_regex = True
         plan.runtime_imports = _merge_imports(self.imports)
         if self.uses_whitespace:
             plan.regexes.append(
@@ -497,9 +506,11 @@ class _Lowering:
             where = "the null sink" if f is None else comment_text(f.name)
             if not chars and not classes:
                 test = "True"
+                probe = "frozenset()"
                 comment = f"{where}: nothing is watched"
             elif len(chars) == 1 and not classes:
                 test = f"{chars!r} not in text"
+                probe = repr(chars)
                 comment = f"{where}: no {comment_text(chars)} in the chunk"
             else:
                 const = consts.get(state.function)
@@ -514,6 +525,7 @@ class _Lowering:
                     else:
                         expr = f"frozenset({chars!r})"
                     self.plan.fast_consts.append((const, expr))
+                probe = const
                 if classes:
                     test = f"{const}.search(text) is None"
                     shown = comment_text(class_source(chars, classes))
@@ -533,6 +545,7 @@ class _Lowering:
                     name_literal=repr(f.name) if f is not None else "None",
                     dirty=f is not None and f.content not in ("text", "int", "float", "bool"),
                     lazy_open=f is not None and f.implicit,
+                    probe=probe,
                 )
             )
 

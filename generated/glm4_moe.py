@@ -9,7 +9,7 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import regex
@@ -19,6 +19,7 @@ from rtc.runtime.content import parse_xml_inline
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -393,3 +394,47 @@ def parse_response(
     if text.__class__ is str:
         return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", "tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, True)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        # 'tool_calls': sent whole once closed and checked: its value parser can fail.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", "<", None)
+
+
+def parse_openai(
+    text: str,
+    *,
+    prefix: str | None = None,
+    tools: Sequence[Any] | None = None,
+    reasoning_key: str | Sequence[str] = "reasoning",
+    id_factory: Callable[[], str] | None = None,
+    on_error: str = "content",
+) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
+    """``(message, finish_reason, problems)``: what a DeltaStream fed ``text`` accumulates."""
+    return DeltaStream.parse(
+        text,
+        prefix=prefix,
+        tools=tools,
+        reasoning_key=reasoning_key,
+        id_factory=id_factory,
+        on_error=on_error,
+    )

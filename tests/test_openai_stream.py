@@ -1,0 +1,123 @@
+"""OpenAI deltas (``DeltaStream``, ``parse_openai``) of every module, beside the reference.
+
+For every catalogue template and case (``data/cases``, ``data/family_cases``) and for random
+templates from the differential strategies, each text is streamed whole, in chunks of 1 to 8
+characters, in random cuts and (short texts) in every two-way split; each run must keep a
+strict client's rules (``openai_check.Client``: ``role`` once, ``index`` from 0 without gaps,
+``id``/``type``/``name`` once per call, nothing for a call after its last piece), accumulate to
+the message ``finish()`` returns, give the same deltas with the fused fast path off, and, where
+no field occurs twice and nothing was rejected, equal the reference's streamed message mapped
+to the OpenAI shape. Where the reference's message does not depend on the chunking, neither do
+the deltas (text pieces joined, ids aside).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from openai_check import check_chunkings, counting_ids
+from reference import Reference, load
+from strategies import chunkings, prefixes, template_plans, texts, tool_lists
+from test_differential import deterministic
+
+import rtc.generated as catalogue
+from rtc.compiler import load as compile_module
+
+DATA = Path(__file__).parent / "data"
+EXAMPLES = int(os.environ.get("RTC_OPENAI_EXAMPLES", "300"))
+"""Random templates (each with two texts and several chunkings); RTC_DIFF_SEED picks others."""
+TWO_WAY_MAX = 160
+"""Texts up to this length are also cut in two at every position."""
+
+
+def _chunkings(text: str, seed: str, two_way: bool = True) -> dict[str, list[str]]:
+    ways = {"whole": [text]}
+    for size in range(1, 9):
+        ways[f"{size}-char"] = [text[i : i + size] for i in range(0, len(text), size)]
+    rng = random.Random(seed)
+    for k in range(2):
+        cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, 6)))
+        bounds = [0, *cuts, len(text)]
+        ways[f"random-{k}"] = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    if two_way and len(text) <= TWO_WAY_MAX:
+        for cut in range(1, len(text)):
+            ways[f"split-{cut}"] = [text[:cut], text[cut:]]
+    return ways
+
+
+def _cases() -> list[Any]:
+    params = []
+    for name in catalogue.names():
+        for folder in ("cases", "family_cases"):
+            path = DATA / folder / f"{name}.jsonl"
+            if not path.exists():
+                continue
+            for line in path.read_text(encoding="utf-8").splitlines():
+                case = json.loads(line)
+                params.append(pytest.param(name, case, id=f"{folder}/{name}/{case['name']}"))
+    return params
+
+
+@pytest.fixture(scope="module")
+def loaded(ref: Reference) -> dict[str, Any]:
+    templates = {}
+    for name in catalogue.names():
+        templates[name] = ref.load(json.loads((DATA / "templates" / f"{name}.json").read_text()))
+    return templates
+
+
+@pytest.mark.parametrize(("name", "case"), _cases())
+def test_catalogue_case(name: str, case: dict[str, Any], ref: Reference, loaded: Any) -> None:
+    module = catalogue.get(name)
+    text, prefix, tools = case["text"], case["prefix"], case.get("tools")
+    ways = _chunkings(text, f"{name}/{case['name']}")
+    assert not (problem := check_chunkings(module, ref, loaded[name], prefix, tools, ways))
+    # parse_openai is what a stream fed the whole text accumulates.
+    ids = counting_ids()
+    whole = module.parse_openai(text, prefix=prefix, tools=tools, id_factory=ids)
+    stream = module.DeltaStream(prefix, tools=tools, id_factory=counting_ids())
+    stream.feed(text)
+    _, message, reason = stream.finish()
+    assert whole == (message, reason, stream.problems)
+
+
+@pytest.mark.parametrize("keys", [("reasoning_content",), ("reasoning", "reasoning_content")])
+def test_reasoning_keys(keys: tuple[str, ...], ref: Reference, loaded: Any) -> None:
+    for name in catalogue.names():
+        module = catalogue.get(name)
+        for case in (DATA / "cases" / f"{name}.jsonl").read_text().splitlines()[:3]:
+            case = json.loads(case)
+            ways = _chunkings(case["text"], name, two_way=False)
+            ways = {k: ways[k] for k in ("whole", "3-char")}
+            args = (module, ref, loaded[name], case["prefix"], case.get("tools"), ways, keys)
+            assert not (problem := check_chunkings(*args)), problem
+
+
+@deterministic(EXAMPLES)
+@given(data=st.data())
+def test_random_templates(data: st.DataObject) -> None:
+    ref = Reference(timeout=0.3)
+    plan = data.draw(template_plans(), label="plan")
+    state, ref_loaded = load(ref, plan.template)
+    if state != "ok":
+        return
+    try:
+        module = compile_module(plan.template)
+    except (ValueError, TypeError):
+        return  # rejected at load by both (the differential tests check that they agree)
+    for _ in range(2):
+        prefix = data.draw(prefixes(plan), label="prefix")
+        tools = data.draw(tool_lists(), label="tools")
+        text = data.draw(texts(plan), label="text")
+        ways = {"whole": [text], "1-char": list(text), "chunks": data.draw(chunkings(text))}
+        cut = data.draw(st.integers(0, len(text)), label="cut")
+        ways["two-way"] = [text[:cut], text[cut:]]
+        problem = check_chunkings(module, ref, ref_loaded, prefix, tools, ways)
+        assert not problem, f"template = {json.dumps(plan.template)}\n{problem}"
