@@ -225,7 +225,8 @@ def call_facts(f: Field, t: Template) -> CallFacts:
     function = transform.get("function") if isinstance(transform, dict) else None
     if f.transform_each or not isinstance(function, dict):
         return CallFacts("sent whole: the shape of its value is only known at its close")
-    groups = always_groups(f.open.pattern) if f.open is not None and not f.open.is_literal else set()
+    opening = f.open
+    groups = always_groups(opening.pattern) if opening and not opening.is_literal else set()
     groups.discard("content")  # shadowed by the parsed content in a transform's scope
     for path in _placeholders(transform):
         if path != "content" and path not in groups:

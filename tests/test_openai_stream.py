@@ -78,7 +78,8 @@ def test_catalogue_case(name: str, case: dict[str, Any], ref: Reference, loaded:
     module = catalogue.get(name)
     text, prefix, tools = case["text"], case["prefix"], case.get("tools")
     ways = _chunkings(text, f"{name}/{case['name']}")
-    assert not (problem := check_chunkings(module, ref, loaded[name], prefix, tools, ways))
+    problem = check_chunkings(module, ref, loaded[name], prefix, tools, ways)
+    assert not problem, problem
     # parse_openai is what a stream fed the whole text accumulates.
     ids = counting_ids()
     whole = module.parse_openai(text, prefix=prefix, tools=tools, id_factory=ids)
