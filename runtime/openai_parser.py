@@ -11,7 +11,9 @@ are added, all at region boundaries (never per chunk):
 - with ``recover``, a region whose value the reference would refuse to produce (its content
   parser, transform, tool typing or storage raises) closes with a ``region_rejected`` event
   carrying ``raw`` and ``error`` instead. The output is left as it was (every step that raises
-  does so before storing) and parsing goes on after the region, as if it had closed.
+  does so before storing) and parsing goes on after the region, as if it had closed. A region
+  without any text still raises: zero-width delimiters would open and reject it again at the
+  same place forever.
 """
 
 from __future__ import annotations
@@ -64,9 +66,12 @@ def tracked_parser(base: type[CompiledParser], calls: frozenset[int]) -> type[Co
             try:
                 CompiledParser._close(self, events)
             except Exception as exc:
-                if not self._recover:
-                    raise
                 raw = opening + self._parts[0] + ends
+                if not self._recover or not raw:
+                    # A region without any text (zero-width delimiters, empty body) would be
+                    # opened and rejected again at the same place, forever: it raises as in
+                    # the reference.
+                    raise
                 name = self._names[cur]
                 if events is not None:
                     events.append(

@@ -122,3 +122,27 @@ def test_random_templates(data: st.DataObject) -> None:
         ways["two-way"] = [text[:cut], text[cut:]]
         problem = check_chunkings(module, ref, ref_loaded, prefix, tools, ways)
         assert not problem, f"template = {json.dumps(plan.template)}\n{problem}"
+
+
+CALL = {"type": "function", "function": {"name": "f", "arguments": "{content}"}}
+FOUND = [
+    # Zero-width open and close around a body that cannot parse: the region has no text, so
+    # it raises like the reference instead of being rejected again at the same place forever.
+    ({"content": {"open_pattern": "", "close_pattern": "", "content": "json"}}, "<A>"),
+    # A call field without repeats: a second call region is reported (the reference keeps one).
+    ({"tool_calls": {"open": "<a>", "close": ["<a", "<ab"], "transform": CALL}}, "<a>hi<a<a>hi<a"),
+    # Regions that differ with the chunking while the reference's message does not.
+    ({"tool_calls": {"close_pattern": "a\\Kb", "content": "bool"}}, "ab<A>ab"),
+    ({"content": {}, "thinking": {"open": ["END", "E"], "close": "<a>"}}, "ENDhi<a>Ehi<a>"),
+    ({"tool_calls": {"open": "<a>", "close": ["END", "E"], "transform": CALL}}, "<a>hiEND"),
+]
+"""Examples the random tests found with other seeds, kept as cases."""
+
+
+@pytest.mark.parametrize(("fields", "text"), FOUND)
+def test_found_cases(fields: dict[str, Any], text: str, ref: Reference) -> None:
+    template = {"start_anchor": "<A>", "fields": fields}
+    module = compile_module(template)
+    ways = _chunkings(text, text)
+    problem = check_chunkings(module, ref, ref.load(template), "", None, ways)
+    assert not problem, problem
