@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from .engine import STORE_JOIN, CompiledParser
+from .engine import CompiledParser
 from .openai_calls import CallDeltas, CallPlan, ParamPieces, problem
 from .openai_parser import tracked_parser
+from .openai_text import TextDeltas
 
 __all__ = ["REASONING_NAMES", "CallPlan", "OpenAIDeltaStream"]
 
@@ -49,7 +50,7 @@ def _is_clear(probe: Any, chunk: str) -> bool:
     return probe.search(chunk) is None
 
 
-class OpenAIDeltaStream(CallDeltas):
+class OpenAIDeltaStream(TextDeltas, CallDeltas):
     """OpenAI ``delta`` dicts for one generation: ``initial_deltas``, then ``feed()`` each
     chunk, then ``finish()``. ``problems`` lists what the stream could not express exactly."""
 
@@ -261,97 +262,6 @@ class OpenAIDeltaStream(CallDeltas):
             else:
                 self._reject(i, event, out)
         return out
-
-    def _say(self, key: Any, text: str) -> dict[str, Any]:
-        return {key: text} if key.__class__ is str else dict.fromkeys(key, text)
-
-    def _defaults(self, out: list[dict[str, Any]]) -> None:
-        """A string default of a streamed text field is its first value (a join separator
-        follows it): sent before anything else."""
-        defaults = self._parser._new_output()
-        for i, key in enumerate(self._keys):
-            value = defaults.get(self._parser._names[i])
-            if key is None or not isinstance(value, str):
-                continue
-            if self._parser._store[i] == STORE_JOIN:
-                self._joined.add(i)
-            if value:
-                out.append(self._say(key, value))
-                self._add_text(i, value)
-
-    # -- text fields -------------------------------------------------------------------------
-
-    def _open_text(self, i: int, out: list[dict[str, Any]]) -> None:
-        key = self._keys[i]
-        self._tcur = i
-        self._tkey = key
-        self._tstrip = strip = self._strip[i]
-        self._tstarted = not strip
-        self._theld = ""
-        self._tplain = not strip and key.__class__ is str
-        if i in self._joined:
-            separator = self._parser._joins[i]
-            if separator:
-                out.append(self._say(key, separator))
-                (self._content if self._roles[i] == "content" else self._reasoning).append(
-                    separator
-                )
-
-    def _text(self, text: str) -> list[dict[str, Any]]:
-        """Deltas for committed text of the current text occurrence."""
-        if self._tstrip:
-            if not self._tstarted:
-                text = text.lstrip()
-                if not text:
-                    return []
-                self._tstarted = True
-            if self._theld:
-                text = self._theld + text
-            body = text.rstrip()
-            if len(body) < len(text):
-                self._theld = text[len(body) :]
-                self._tplain = False
-                if not body:
-                    return []
-                text = body
-            else:
-                self._theld = ""
-                self._tplain = self._tkey.__class__ is str
-        key = self._tkey
-        return [{key: text}] if key.__class__ is str else [dict.fromkeys(key, text)]
-
-    def _close_text(self, i: int, value: str) -> None:
-        """End of an occurrence; the text sent for it is exactly ``value``."""
-        self._tcur = -2
-        if self._parser._store[i] == STORE_JOIN:
-            self._joined.add(i)
-        elif self._had[i]:
-            self.problems.append(
-                problem(
-                    "repeated",
-                    self._parser._names[i],
-                    f"field {self._parser._names[i]!r} occurs again: its texts are "
-                    "concatenated (the reference keeps only the last one)",
-                )
-            )
-        self._add_text(i, value)
-
-    def _add_text(self, i: int, value: str) -> None:
-        role = self._roles[i]
-        if value:
-            other = self._last_text_field.get(role, i)
-            if other != i:
-                self.problems.append(
-                    problem(
-                        "repeated",
-                        self._parser._names[i],
-                        f"fields {self._parser._names[other]!r} and {self._parser._names[i]!r} "
-                        f"both stream into {role}: their texts are concatenated",
-                    )
-                )
-            self._last_text_field[role] = i
-            self._had[i] = True
-        (self._content if role == "content" else self._reasoning).append(value)
 
     # -- the message -------------------------------------------------------------------------
 

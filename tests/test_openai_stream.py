@@ -13,6 +13,7 @@ the deltas (text pieces joined, ids aside).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from catalogue_data import family
 from hypothesis import given
 from hypothesis import strategies as st
 from openai_check import check_chunkings, counting_ids
@@ -52,37 +54,58 @@ def _chunkings(text: str, seed: str, two_way: bool = True) -> dict[str, list[str
     return ways
 
 
+def _lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
 def _cases() -> list[Any]:
+    """(template, case) pairs: the shared cases with the shared templates they were recorded
+    for, and each catalogue family's own cases and real-output fixtures with its template."""
     params = []
+    for path in sorted((DATA / "cases").glob("*.jsonl")):
+        template = json.loads((DATA / "templates" / path.name).with_suffix(".json").read_text())
+        for case in _lines(path):
+            params.append(pytest.param(template, case, id=f"cases/{path.stem}/{case['name']}"))
     for name in catalogue.names():
-        for folder in ("cases", "family_cases"):
-            path = DATA / folder / f"{name}.jsonl"
-            if not path.exists():
-                continue
-            for line in path.read_text(encoding="utf-8").splitlines():
-                case = json.loads(line)
-                params.append(pytest.param(name, case, id=f"{folder}/{name}/{case['name']}"))
+        template = catalogue.get(name).TEMPLATE
+        for case in _lines(DATA / "family_cases" / f"{name}.jsonl"):
+            params.append(pytest.param(template, case, id=f"family/{name}/{case['name']}"))
+        if not (DATA / "catalogue" / name / "family.json").exists():
+            continue
+        for fx in family(name).fixtures:
+            case = {"name": fx.id, "prefix": fx.prefix, "text": fx.text, "tools": fx.tools}
+            case["fixture"] = True
+            params.append(pytest.param(template, case, id=f"fixtures/{name}/{fx.id}"))
     return params
 
 
-@pytest.fixture(scope="module")
-def loaded(ref: Reference) -> dict[str, Any]:
-    templates = {}
+def _module(template: dict[str, Any]) -> Any:
+    """The committed catalogue module for ``template`` if there is one, else one compiled now."""
     for name in catalogue.names():
-        templates[name] = ref.load(json.loads((DATA / "templates" / f"{name}.json").read_text()))
-    return templates
+        if catalogue.get(name).TEMPLATE == template:
+            return catalogue.get(name)
+    return compile_module(template)
 
 
-@pytest.mark.parametrize(("name", "case"), _cases())
-def test_catalogue_case(name: str, case: dict[str, Any], ref: Reference, loaded: Any) -> None:
-    module = catalogue.get(name)
+@functools.cache
+def _loaded(ref: Reference, template_json: str) -> Any:
+    return ref.load(json.loads(template_json))
+
+
+@pytest.mark.parametrize(("template", "case"), _cases())
+def test_catalogue_case(template: dict[str, Any], case: dict[str, Any], ref: Reference) -> None:
+    module = _module(template)
+    loaded = _loaded(ref, json.dumps(template))
     text, prefix, tools = case["text"], case["prefix"], case.get("tools")
-    ways = _chunkings(text, f"{name}/{case['name']}")
-    problem = check_chunkings(module, ref, loaded[name], prefix, tools, ways)
+    ways = _chunkings(text, case["name"], two_way=not case.get("fixture"))
+    if case.get("fixture"):  # real outputs: many, and the cases cover every chunk size already
+        ways = {k: ways[k] for k in ("whole", "1-char", "3-char", "random-0")}
+    problem = check_chunkings(module, ref, loaded, prefix, tools, ways)
     assert not problem, problem
     # parse_openai is what a stream fed the whole text accumulates.
-    ids = counting_ids()
-    whole = module.parse_openai(text, prefix=prefix, tools=tools, id_factory=ids)
+    whole = module.parse_openai(text, prefix=prefix, tools=tools, id_factory=counting_ids())
     stream = module.DeltaStream(prefix, tools=tools, id_factory=counting_ids())
     stream.feed(text)
     _, message, reason = stream.finish()
@@ -90,14 +113,14 @@ def test_catalogue_case(name: str, case: dict[str, Any], ref: Reference, loaded:
 
 
 @pytest.mark.parametrize("keys", [("reasoning_content",), ("reasoning", "reasoning_content")])
-def test_reasoning_keys(keys: tuple[str, ...], ref: Reference, loaded: Any) -> None:
+def test_reasoning_keys(keys: tuple[str, ...], ref: Reference) -> None:
     for name in catalogue.names():
         module = catalogue.get(name)
-        for case in (DATA / "cases" / f"{name}.jsonl").read_text().splitlines()[:3]:
-            case = json.loads(case)
+        loaded = _loaded(ref, json.dumps(module.TEMPLATE))
+        for case in _lines(DATA / "family_cases" / f"{name}.jsonl")[:3]:
             ways = _chunkings(case["text"], name, two_way=False)
             ways = {k: ways[k] for k in ("whole", "3-char")}
-            args = (module, ref, loaded[name], case["prefix"], case.get("tools"), ways, keys)
+            args = (module, ref, loaded, case["prefix"], case.get("tools"), ways, keys)
             assert not (problem := check_chunkings(*args)), problem
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from openai_check import accumulate, counting_ids
 
 from rtc.compiler import load
-from rtc.compiler.serving import always_groups, param_shape
+from rtc.compiler.lowering.serving import always_groups, param_shape
 from rtc.generated import qwen3, qwen3_5
 
 WEATHER = {

@@ -1,7 +1,7 @@
 """``rtc parse --openai``: a generation as an OpenAI assistant message, or as its deltas.
 
-Kept apart from the command's argument handling (``compiler/cli.py``) so that the command stays
-thin: this module runs a module's ``DeltaStream`` and prints what it gives.
+Kept apart from the command's argument handling (``parse.py``) so that the command stays thin:
+this module runs a module's ``DeltaStream`` and prints what it gives.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
+
+from .common import print_json
 
 
 def print_openai(
@@ -31,22 +33,17 @@ def print_openai(
         options["reasoning_key"] = reasoning_keys
     with guard():
         deltas = module.DeltaStream(prefix, **options)
-    _emit(deltas.initial_deltas, stream)
+    if stream:
+        print_json(*deltas.initial_deltas)
     for chunk in chunks:
         with guard():
             out = deltas.feed(chunk)
-        _emit(out, stream)
+        if stream:
+            print_json(*out)
     with guard():
         out, message, reason = deltas.finish()
-    _emit(out, stream)
-    if not stream:
-        _emit([message], True)
+    print_json(*out) if stream else print_json(message)
     for problem in deltas.problems:
         click.echo(f"rtc: problem: {json.dumps(problem, ensure_ascii=True)}", err=True)
     click.echo(f"rtc: finish_reason: {reason}", err=True)
 
-
-def _emit(values: list[dict[str, Any]], show: bool) -> None:
-    if show:
-        for value in values:
-            click.echo(json.dumps(value, ensure_ascii=True))

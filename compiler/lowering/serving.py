@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import regex
@@ -28,8 +28,10 @@ import regex
 from rtc.runtime.openai import REASONING_NAMES
 from rtc.runtime.transform import PLACEHOLDER
 
-from .literals import comment_text
-from .model import Field, Template
+from ..literals import comment_text
+from ..model import Field, Template
+from ..plan import ServingPlan
+from .namespace import Namespace
 
 # An escaped or plain regex literal character (no metacharacter, no class escape like \n, \d).
 _LIT = r"(?:[^\\.^$*+?{}\[\]|()]|\\[^A-Za-z0-9])"
@@ -54,19 +56,6 @@ class CallFacts:
     name_group: str | None = None
     params: str | None = None  # the tag pattern, sent one completed parameter at a time
     param_end: str = ""
-
-
-@dataclass
-class ServingPlan:
-    """The ``DeltaStream`` attributes, as source text."""
-
-    roles: str = "()"
-    strip: str = "()"
-    # Per field: the lines of a comment and the expression.
-    calls: list[tuple[list[str], str]] = field(default_factory=list)
-    clear: str = "()"
-    patterns: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, pattern
-    uses_calls: bool = False
 
 
 def _unescape(literal: str) -> str:
@@ -255,10 +244,10 @@ def call_facts(f: Field, t: Template) -> CallFacts:
     return facts
 
 
-def lower_serving(t: Template, fast_probes: dict[int, str], taken: set[str]) -> ServingPlan:
-    """The ``DeltaStream`` attributes of template ``t``. ``fast_probes``: the parser's fast-path
-    test per region (``FastPath.probe``), by field index (-1: the null sink)."""
-    plan = ServingPlan()
+def lower_serving(ns: Namespace, t: Template) -> None:
+    """The ``DeltaStream`` attributes of template ``t`` (after the fast paths are lowered)."""
+    plan = ns.plan.serving = ServingPlan()
+    probes = {fp.cur: fp.probe for fp in ns.plan.fast_paths}
     roles, strip = [], []
     for f in t.fields:
         role = None
@@ -291,20 +280,12 @@ def lower_serving(t: Template, fast_probes: dict[int, str], taken: set[str]) -> 
                 else f"name_group={facts.name_group!r}"
             )
         if facts.params is not None:
-            const = _unique(f"_PARAMS_{re.sub(r'[^0-9A-Za-z_]', '_', f.name).upper()}", taken)
+            const = ns.const(f"params_{f.name}")
             plan.patterns.append((const, f"parameters of {comment_text(f.name)}", facts.params))
+            ns.plan.uses_regex = True
             parts += [f"params={const}", f"param_end={facts.param_end!r}"]
         comment = textwrap.wrap(f"{comment_text(f.name)}: {facts.why}.", 88)
         plan.calls.append((comment, f"CallPlan({', '.join(parts)})"))
     plan.roles = _tuple(roles)
     plan.strip = _tuple(strip)
-    plan.clear = _tuple([fast_probes.get(cur, "None") for cur in range(-1, len(t.fields))])
-    return plan
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, n = name, 2
-    while candidate in taken:
-        candidate, n = f"{name}_{n}", n + 1
-    taken.add(candidate)
-    return candidate
+    plan.clear = _tuple([probes.get(cur, "None") for cur in range(-1, len(t.fields))])
