@@ -42,7 +42,10 @@ def print_openai(
             print_json(*out)
     with guard():
         out, message, reason = deltas.finish()
-    print_json(*out) if stream else print_json(message)
+    if stream:
+        print_json(*out)
+    else:
+        print_json(message)
     for problem in deltas.problems:
         click.echo(f"rtc: problem: {json.dumps(problem, ensure_ascii=True)}", err=True)
     click.echo(f"rtc: finish_reason: {reason}", err=True)
