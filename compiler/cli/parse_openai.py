@@ -49,4 +49,3 @@ def print_openai(
     for problem in deltas.problems:
         click.echo(f"rtc: problem: {json.dumps(problem, ensure_ascii=True)}", err=True)
     click.echo(f"rtc: finish_reason: {reason}", err=True)
-
