@@ -191,7 +191,8 @@ def test_function_api_without_reference() -> None:
     table = bench.format_report(report)
     assert "measured again interleaved" in table and "Summary" in table
     assert report["summary"]["per_template"]["tiny"]["deltas_over_rtc"] is None  # no 16k
-    without = bench.run_benchmark([("tiny", TEMPLATE)], replace(config, deltas=False, sizes=(1024,)))
+    plain = replace(config, deltas=False, sizes=(1024,))
+    without = bench.run_benchmark([("tiny", TEMPLATE)], plain)
     modes = {r["mode"] for w in without["templates"][0]["workloads"] for r in w["runs"]}
     assert modes == {"one-shot", "stream"}
 
