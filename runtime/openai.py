@@ -42,12 +42,64 @@ _RESERVED = frozenset({"role", "content", "tool_calls"})
 def _is_clear(probe: Any, chunk: str) -> bool:
     """The parser's fast-path test (see ``ResponseParser.feed``): no character of ``chunk`` can
     begin a delimiter watched in the region. ``probe``: one character, a frozenset of them, a
-    compiled pattern of what can begin a delimiter, or None (the region has no fast path)."""
-    if probe is None:
-        return False
+    compiled pattern of what can begin a delimiter (None, no fast path, is tested by the
+    caller)."""
     if probe.__class__ is frozenset:
         return probe.isdisjoint(chunk)
     return probe.search(chunk) is None
+
+
+def _fused_feed(keep: int) -> Callable[[Any, str], list[dict[str, Any]]]:
+    """``feed()`` for a parser whose fast path keeps no consumed text (``keep`` 0), its last
+    character (1) or all of it (-1). ``keep`` is a closure cell, not an attribute: this is the
+    hottest code of the stream, run once per token."""
+
+    def feed(self: Any, chunk: str) -> list[dict[str, Any]]:
+        """The deltas of the text this chunk commits, in source order."""
+        p = self._p
+        if chunk.__class__ is str and chunk and (p._pos == len(p._buf) if keep else not p._buf):
+            # Fused fast path: exactly the parser's own (same condition, same test, same state
+            # change: the chunk joins the current region's body, the buffer keeps what the
+            # patterns may look back at), without building its event.
+            cur = p._cur
+            if cur == self._tcur:
+                probe = self._tprobe
+                if probe.__class__ is str:
+                    clear = probe not in chunk
+                else:
+                    clear = probe is not None and _is_clear(probe, chunk)
+                if clear:
+                    if keep == 1:
+                        p._buf = chunk[-1]
+                        p._pos = 1
+                    elif keep:
+                        p._buf += chunk
+                        p._pos = len(p._buf)
+                    p._parts.append(chunk)
+                    if self._tplain and not chunk[-1].isspace():
+                        return [{self._tkey: chunk}]
+                    return self._text(chunk)
+            elif cur < 0 or p._opened:
+                probe = self._clear[cur + 1]
+                if probe is not None and (
+                    probe not in chunk if probe.__class__ is str else _is_clear(probe, chunk)
+                ):
+                    if keep == 1:
+                        p._buf = chunk[-1]
+                        p._pos = 1
+                    elif keep:
+                        p._buf += chunk
+                        p._pos = len(p._buf)
+                    if cur < 0:
+                        return []  # the null sink drops text
+                    p._parts.append(chunk)
+                    pieces = self._pieces
+                    if pieces is not None and cur == self._call_field:
+                        return self._arguments(pieces.add(chunk))
+                    return []  # a region that is not streamed
+        return self._deltas(p.feed(chunk))
+
+    return feed
 
 
 class OpenAIDeltaStream(TextDeltas, CallDeltas):
@@ -81,6 +133,7 @@ class OpenAIDeltaStream(TextDeltas, CallDeltas):
         "_tstarted",
         "_theld",
         "_tplain",
+        "_tprobe",
         "_content",
         "_reasoning",
         "_had",
@@ -102,10 +155,12 @@ class OpenAIDeltaStream(TextDeltas, CallDeltas):
         )
         cls._index = {name: i for i, name in enumerate(names)}
         cls._own = frozenset(name for name, role in zip(names, cls._roles, strict=True) if role)
-        if parser._context != 0:
-            # The fused fast path below mirrors the parser's for a buffer emptied after each
-            # feed (context 0); other parsers keep text, so their own feed() is always used.
-            cls._clear = (None,) * (len(names) + 1)
+        # How the parser's fast path keeps consumed text: not at all (0), its last character
+        # (1), or all of it (-1); the fused fast path of feed() does the same.
+        keep = {0: 0, 1: 1, None: -1}.get(parser._context, 0)
+        if parser._context not in (0, 1, None):
+            cls._clear = (None,) * (len(names) + 1)  # no fused fast path
+        cls.feed = _fused_feed(keep)  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -139,6 +194,7 @@ class OpenAIDeltaStream(TextDeltas, CallDeltas):
         self._taken = _RESERVED.union(keys)  # keys of the OpenAI message, from the deltas only
         self._tcur = -2  # the streamed text field whose occurrence is current (-2: none)
         self._tkey: Any = None
+        self._tprobe: Any = None
         self._tstrip = self._tstarted = self._tplain = False
         self._theld = ""
         self._content: list[str] = []
@@ -169,33 +225,7 @@ class OpenAIDeltaStream(TextDeltas, CallDeltas):
 
     # -- feeding -----------------------------------------------------------------------------
 
-    def feed(self, chunk: str) -> list[dict[str, Any]]:
-        """The deltas of the text this chunk commits, in source order."""
-        p = self._p
-        if not p._buf and chunk.__class__ is str and chunk:
-            # Fused fast path: exactly the parser's own (same test, same state change: the
-            # chunk joins the current region's body), without building its event.
-            cur = p._cur
-            probe = self._clear[cur + 1]
-            if probe.__class__ is str:
-                clear = probe not in chunk
-            else:
-                clear = _is_clear(probe, chunk)
-            if clear:
-                if cur == self._tcur:
-                    p._parts.append(chunk)
-                    if self._tplain and not chunk[-1].isspace():
-                        return [{self._tkey: chunk}]
-                    return self._text(chunk)
-                if cur < 0:
-                    return []  # the null sink drops text
-                if p._opened:
-                    p._parts.append(chunk)
-                    pieces = self._pieces
-                    if pieces is not None and cur == self._call_field:
-                        return self._arguments(pieces.add(chunk))
-                    return []
-        return self._deltas(p.feed(chunk))
+    feed = _fused_feed(0)  # replaced per subclass (see __init_subclass__)
 
     def finish(self, reason: str = "stop") -> tuple[list[dict[str, Any]], dict[str, Any], str]:
         """End of the generation: ``(deltas, message, finish_reason)``. ``reason``: ``"stop"``,
@@ -240,6 +270,11 @@ class OpenAIDeltaStream(TextDeltas, CallDeltas):
     # -- events to deltas --------------------------------------------------------------------
 
     def _deltas(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if len(events) == 1:
+            # The usual case: one more piece of the text occurrence being streamed.
+            event = events[0]
+            if "text" in event and self._index[event["field"]] == self._tcur:
+                return self._text(event["text"])
         out: list[dict[str, Any]] = []
         for event in events:
             kind = event["type"]

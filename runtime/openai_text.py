@@ -28,6 +28,8 @@ class TextDeltas:
     _keys: tuple[Any, ...]
     _tcur: int
     _tkey: Any
+    _tprobe: Any
+    _clear: tuple[Any, ...]
     _tstrip: bool
     _tstarted: bool
     _theld: str
@@ -60,6 +62,7 @@ class TextDeltas:
         key = self._keys[i]
         self._tcur = i
         self._tkey = key
+        self._tprobe = self._clear[i + 1]
         self._tstrip = strip = self._strip[i]
         self._tstarted = not strip
         self._theld = ""
@@ -74,6 +77,8 @@ class TextDeltas:
 
     def _text(self, text: str) -> list[dict[str, Any]]:
         """Deltas for committed text of the current text occurrence."""
+        if self._tplain and not text[-1].isspace():
+            return [{self._tkey: text}]
         if self._tstrip:
             if not self._tstarted:
                 text = text.lstrip()
