@@ -174,3 +174,29 @@ def test_openai_client_end_to_end(name: str, server: str, ref: Reference) -> Non
         message, reason = _expected(module, case, ref)
         assert _as_message(final.choices[0].message) == message, case["name"]
         assert final.choices[0].finish_reason == reason, case["name"]
+
+
+def test_readme_serving_example() -> None:
+    """The README's server loop, run: its SSE chunks accumulate to parse_openai's message."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Serving") :]
+    source = section[section.index("```python\n") + 10 : section.index("```\n", 20)]
+    scope: dict[str, Any] = {}
+    exec(compile(source, "README.md", "exec"), scope)  # noqa: S102 - our own documentation
+    prompt = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n"
+    text = '<think>Paris.</think>Let me check.<tool_call>\n{"name": "get_weather", '
+    text += '"arguments": {"city": "Paris"}}\n</tool_call>'
+    pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
+    body = "".join(scope["chat_completion_chunks"]("qwen3", prompt, pieces, None, lambda: False))
+    events = [line[6:] for line in body.split("\n\n") if line]
+    assert events[-1] == "[DONE]"
+    state = ChatCompletionStreamState()
+    for event in events[:-1]:
+        state.handle_chunk(ChatCompletionChunk.model_validate(json.loads(event)))
+    final = state.get_final_completion().choices[0]
+    message, reason, problems = catalogue.get("qwen3").parse_openai(
+        text, prefix=prompt, reasoning_key="reasoning_content"
+    )
+    got = _as_message(final.message)
+    got["tool_calls"][0]["id"] = message["tool_calls"][0]["id"]
+    assert got == message and final.finish_reason == reason == "tool_calls" and not problems
