@@ -11,7 +11,7 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import regex
@@ -491,21 +491,5 @@ class DeltaStream(OpenAIDeltaStream):
     _clear = (None, _FIRST_SCAN_IN_THINKING, None, None, None)
 
 
-def parse_openai(
-    text: str,
-    *,
-    prefix: str | None = None,
-    tools: Sequence[Any] | None = None,
-    reasoning_key: str | Sequence[str] = "reasoning",
-    id_factory: Callable[[], str] | None = None,
-    on_error: str = "content",
-) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
-    """``(message, finish_reason, problems)``: what a DeltaStream fed ``text`` accumulates."""
-    return DeltaStream.parse(
-        text,
-        prefix=prefix,
-        tools=tools,
-        reasoning_key=reasoning_key,
-        id_factory=id_factory,
-        on_error=on_error,
-    )
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

@@ -62,41 +62,34 @@ def _fused_feed(keep: int) -> Callable[[Any, str], list[dict[str, Any]]]:
             # change: the chunk joins the current region's body, the buffer keeps what the
             # patterns may look back at), without building its event.
             cur = p._cur
-            if cur == self._tcur:
+            text = cur == self._tcur
+            if text:
                 probe = self._tprobe
-                if probe.__class__ is str:
-                    clear = probe not in chunk
-                else:
-                    clear = probe is not None and _is_clear(probe, chunk)
-                if clear:
-                    if keep == 1:
-                        p._buf = chunk[-1]
-                        p._pos = 1
-                    elif keep:
-                        p._buf += chunk
-                        p._pos = len(p._buf)
+            elif cur < 0 or p._opened:
+                probe = self._clear[cur + 1]
+            else:
+                probe = None  # the implicit region's first text opens it: the parser's path
+            if probe is not None and (
+                probe not in chunk if probe.__class__ is str else _is_clear(probe, chunk)
+            ):
+                if keep == 1:
+                    p._buf = chunk[-1]
+                    p._pos = 1
+                elif keep:
+                    p._buf += chunk
+                    p._pos = len(p._buf)
+                if text:
                     p._parts.append(chunk)
                     if self._tplain and not chunk[-1].isspace():
                         return [{self._tkey: chunk}]
                     return self._text(chunk)
-            elif cur < 0 or p._opened:
-                probe = self._clear[cur + 1]
-                if probe is not None and (
-                    probe not in chunk if probe.__class__ is str else _is_clear(probe, chunk)
-                ):
-                    if keep == 1:
-                        p._buf = chunk[-1]
-                        p._pos = 1
-                    elif keep:
-                        p._buf += chunk
-                        p._pos = len(p._buf)
-                    if cur < 0:
-                        return []  # the null sink drops text
-                    p._parts.append(chunk)
-                    pieces = self._pieces
-                    if pieces is not None and cur == self._call_field:
-                        return self._arguments(pieces.add(chunk))
-                    return []  # a region that is not streamed
+                if cur < 0:
+                    return []  # the null sink drops text
+                p._parts.append(chunk)
+                pieces = self._pieces
+                if pieces is not None and cur == self._call_field:
+                    return self._arguments(pieces.add(chunk))
+                return []  # a region that is not streamed
         return self._deltas(p.feed(chunk))
 
     return feed
@@ -213,11 +206,24 @@ class OpenAIDeltaStream(TextDeltas, CallDeltas):
 
     @classmethod
     def parse(
-        cls, text: str | None, *, prefix: str | None = None, **options: Any
+        cls,
+        text: str | None,
+        *,
+        prefix: str | None = None,
+        tools: Sequence[Any] | None = None,
+        reasoning_key: str | Sequence[str] = "reasoning",
+        id_factory: Callable[[], str] | None = None,
+        on_error: str = "content",
     ) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
-        """``(message, finish_reason, problems)``: what a stream fed ``text`` in one chunk
-        accumulates (``parse_openai`` of the generated module)."""
-        stream = cls(prefix, **options)
+        """``(message, finish_reason, problems)`` of a whole generation: what a stream fed
+        ``text`` in one chunk accumulates (a module's ``parse_openai``)."""
+        stream = cls(
+            prefix,
+            tools=tools,
+            reasoning_key=reasoning_key,
+            id_factory=id_factory,
+            on_error=on_error,
+        )
         if text:
             stream.feed(text)
         _, message, reason = stream.finish()
