@@ -49,16 +49,18 @@ def tracked_parser(base: type[CompiledParser], calls: frozenset[int]) -> type[Co
                 events[-1]["captures"] = self._captures
 
         def _close(self, events: Any) -> None:
+            commit = self._commit
+            own = commit is not None and commit[1] == -2
+            if own:
+                # Closed by its own close delimiter (not by an opening or the end of text);
+                # consumed here even for a region that never opened, so no later close
+                # (at the end of text) takes it for its own.
+                self._commit = None
             cur = self._cur
             if cur < 0 or not self._opened:
                 CompiledParser._close(self, events)
                 return
-            commit = self._commit
-            ends = ""
-            if commit is not None and commit[1] == -2:
-                # Closed by its own close delimiter (not by an opening or the end of text).
-                ends = self._buf[commit[0] : self._pos]
-                self._commit = None
+            ends = self._buf[commit[0] : self._pos] if own else ""
             opening = "" if cur == self._implicit else self._open_text
             if cur in calls:
                 body = "".join(self._parts)

@@ -323,3 +323,29 @@ def test_matches_in_a_prefix_are_final(pattern: str, pieces: list[str]) -> None:
     for cut in range(len(body) + 1):
         found = [(m.span(), m.groupdict()) for m in compiled.finditer(body[:cut])]
         assert found == whole[: len(found)], (body, cut)
+
+
+@pytest.mark.parametrize(
+    ("fields", "chunks", "content"),
+    [
+        # Closed by its own delimiters: both are part of the raw text.
+        ({"x": {"open": "<x>", "close": "</x>", "content": "int"}}, ["a<x>7b</x>c"], "<x>7b</x>"),
+        # Closed by the end of the text: no close delimiter.
+        ({"x": {"open": "<x>", "content": "int"}}, ["<x>", "b"], "<x>b"),
+        # A close that ended an unopened region earlier is not this region's (context 1).
+        ({"x": {"close_pattern": "\\bE", "content": "int"}}, ["E ", "abc"], " abc"),
+        # An implicit region closed by another field's opening: its text only, and the other
+        # field still opens.
+        (
+            {"x": {"content": "int"}, "content": {"open": "<c>", "close": "</c>"}},
+            ["ab<c>", "hi</c>"],
+            "abhi",
+        ),
+    ],
+)
+def test_rejected_raw_text(fields: dict[str, Any], chunks: list[str], content: str) -> None:
+    s = load({"start_anchor": "<A>", "fields": fields}).DeltaStream("")
+    for chunk in chunks:
+        s.feed(chunk)
+    assert s.finish()[1]["content"] == content
+    assert [p["type"] for p in s.problems] == ["rejected"]
