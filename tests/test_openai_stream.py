@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from catalogue_data import family
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 from openai_check import check_chunkings, counting_ids
 from reference import Reference, load
@@ -130,6 +130,7 @@ def test_random_templates(data: st.DataObject) -> None:
     ref = Reference(timeout=0.3)
     plan = data.draw(template_plans(), label="plan")
     state, ref_loaded = load(ref, plan.template)
+    event(f"load: {state}")
     if state != "ok":
         return
     try:
@@ -169,3 +170,85 @@ def test_found_cases(fields: dict[str, Any], text: str, ref: Reference) -> None:
     ways = _chunkings(text, text)
     problem = check_chunkings(module, ref, ref.load(template), "", None, ways)
     assert not problem, problem
+
+
+# --- calls that can be announced ---------------------------------------------------------------
+
+OPENINGS = [
+    (r"<call=(?P<name>\w+)>", "<call={}>"),
+    (r"\s*<call=(?P<name>[^>\n]+)>\n?", "\n<call={}>\n"),
+    (r"<c>(?:<f>)?(?P<name>[\w.]+)\(", "<c>{}("),
+]
+TAGS = [
+    (r"<p=(?P<key>\w+)>\s*(?P<value>.*?)\s*</p>", "<p={}> {} </p>"),  # parameters streamed
+    (r"<p=(?P<key>[^>]+)>(?P<value>.*?)</p>", "<p={}>{}</p>"),  # parameters streamed
+    (r"<p=(?P<key>\w+)>(?P<value>[^<]*)</p>", "<p={}>{}</p>"),  # announced, whole arguments
+    (r"<p=(?P<key>\w+)>(?:(?P<value>\d+)|-)</p>", "<p={}>{}</p>"),  # value may be unset
+]
+VALUES = ["7", "x y", "", "true", "1.5", '{"a": 1}', "[1, 2]", "-", "\n3\n", "é"]
+
+
+@st.composite
+def call_plans(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    """A template whose tool calls the compiler may announce (or not, one key away), and a
+    strategy for texts made of its calls, parameters, reasoning and content."""
+    opening, open_text = draw(st.sampled_from(OPENINGS))
+    tag, param_text = draw(st.sampled_from(TAGS))
+    args: dict[str, Any] = {"tag_pattern": tag}
+    if draw(st.integers(0, 4)) == 0:
+        args["value_parser"] = draw(st.sampled_from([{"name": "text"}, {"name": "bool"}, "json"]))
+        if args["value_parser"] == "json":
+            args["value_parser"] = {"name": "json", "args": {"allow_non_json": True}}
+    if draw(st.integers(0, 5)) == 0:
+        args["merge_duplicates"] = True
+    name = "{name}" if draw(st.integers(0, 4)) else "f"
+    calls: dict[str, Any] = {
+        "open_pattern": opening,
+        "close": draw(st.sampled_from(["</call>", ")", "</c>"])),
+        "content": "xml-inline",
+        "content_args": args,
+        "transform": {"type": "function", "function": {"name": name, "arguments": "{content}"}},
+    }
+    if draw(st.integers(0, 5)):
+        calls["repeats"] = True
+    fields = {
+        "thinking": {"open": "<t>", "close": "</t>"},
+        "tool_calls": calls,
+        "content": {"close": "<end>"},
+    }
+    template = {"start_anchor": "<A>", "fields": fields}
+
+    def call(draw: st.DrawFn) -> str:
+        params = [
+            param_text.format(
+                draw(st.sampled_from(["x", "y", "k", "a b"])), draw(st.sampled_from(VALUES))
+            )
+            for _ in range(draw(st.integers(0, 3)))
+        ]
+        body = open_text.format(draw(st.sampled_from(["f", "g", "get_x"]))) + "".join(params)
+        return body + (calls["close"] if draw(st.integers(0, 6)) else "")
+
+    piece = st.one_of(
+        st.composite(call)(),
+        st.sampled_from(["Hello ", "<t> hm </t>", "\n", "<end>", "<p=x>1</p>", "<ca", "</p", " "]),
+    )
+    return template, st.lists(piece, min_size=1, max_size=5).map("".join)
+
+
+@deterministic(max(EXAMPLES // 3, 1))
+@given(data=st.data())
+def test_random_calls(data: st.DataObject) -> None:
+    """Templates whose calls are announced (or sent whole one key away), on texts of calls."""
+    ref = Reference(timeout=0.3)
+    template, texts_of = data.draw(call_plans(), label="template")
+    module = compile_module(template)
+    plan = module.DeltaStream._calls[1]
+    event("announced" if plan.announce else "whole")
+    event("parameters streamed" if plan.params is not None else "arguments whole")
+    tools = data.draw(tool_lists(), label="tools")
+    text = data.draw(texts_of, label="text")
+    cut = data.draw(st.integers(0, len(text)), label="cut")
+    ways = {"whole": [text], "1-char": list(text), "two-way": [text[:cut], text[cut:]]}
+    ways["chunks"] = data.draw(chunkings(text), label="chunks")
+    problem = check_chunkings(module, ref, ref.load(template), "", tools, ways)
+    assert not problem, f"template = {json.dumps(template)}\n{problem}"
