@@ -72,6 +72,9 @@ class FastPath:
     name_literal: str
     dirty: bool
     lazy_open: bool  # the implicit field opens on its first text; explicit ones are open
+    # The same test as data for the OpenAI delta layer: a character, or the name of the
+    # frozenset or pattern constant (see rtc.runtime.openai).
+    probe: str = ""
 
 
 @dataclass
@@ -106,6 +109,19 @@ class FieldPlan:
     store: int
     join_literal: str
     coercible: bool = True  # its value can be a list or dict, which tool typing revisits
+
+
+@dataclass
+class ServingPlan:
+    """The attributes of the module's ``DeltaStream``, as source (see lowering.serving)."""
+
+    roles: str = "()"
+    strip: str = "()"
+    # Per field: the lines of a comment and the expression of its CallPlan (or None).
+    calls: list[tuple[list[str], str]] = field(default_factory=list)
+    clear: str = "()"
+    patterns: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, pattern
+    uses_calls: bool = False
 
 
 @dataclass
@@ -150,6 +166,7 @@ class Plan:
     group_tables: list[tuple[str, str]] = field(default_factory=list)  # (name, pattern const)
     pass_captures: bool = True  # some open pattern passes captures on
     engine_imports: list[str] = field(default_factory=lambda: ["CompiledParser"])
+    serving: ServingPlan = field(default_factory=ServingPlan)  # the module's DeltaStream
 
 
 def lower(template: Template) -> Plan:

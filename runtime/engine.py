@@ -112,6 +112,7 @@ class CompiledParser:
         "_out",
         "_tools",
         "_finalized",
+        "_commit",
     )
 
     def __init__(self, prefix: str | None = None, *, tools: Sequence[Any] | None = None) -> None:
@@ -126,6 +127,7 @@ class CompiledParser:
         self._parts: list[str] = []
         self._captures: dict[str, str] = {}
         self._finalized = False
+        self._commit: tuple[int, int] | None = None
         self.initial_events: list[dict[str, Any]] = []
         if prefix:
             truncated = self._truncate(prefix)
@@ -202,31 +204,8 @@ class CompiledParser:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
             self._buf += text
-        cls = self.__class__
-        if cls._run_to_end is not None:
-            head = "".join(self._parts)
-            cls._run_to_end(
-                self._buf,
-                self._pos,
-                self._cur,
-                self._opened,
-                head,
-                self._captures,
-                self._out,
-                self._tools,
-            )
-        else:
-            run_to_end(
-                cls,
-                self._buf,
-                self._pos,
-                self._cur,
-                self._opened,
-                self._parts,
-                self._captures,
-                self._out,
-                self._tools,
-            )
+        state = (self._buf, self._pos, self._cur, self._opened, self._parts, self._captures)
+        to_end(self.__class__, *state, self._out, self._tools)
         return self._message()
 
     def _message(self) -> dict[str, Any]:
@@ -259,6 +238,9 @@ class CompiledParser:
                 if start > pos:
                     self._route(events, buf[pos:start])
                 self._pos = end
+                # Where this delimiter starts and what it does, for subclasses that need the
+                # raw text of a region (the OpenAI delta layer, rtc.runtime.openai).
+                self._commit = (start, target)
                 if target >= 0:
                     self._close(events)
                     self._open(events, target, match)
@@ -480,11 +462,27 @@ def parse_once(
         if not isinstance(text, str):
             raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
         buf += text
-    if cls._run_to_end is not None:
-        cls._run_to_end(buf, pos, cur, opened, "".join(parts), captures, out, read)
-    else:
-        run_to_end(cls, buf, pos, cur, opened, parts, captures, out, read)
+    to_end(cls, buf, pos, cur, opened, parts, captures, out, read)
     return message(cls, out)
+
+
+def to_end(
+    cls: type[CompiledParser],
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    parts: list[str],
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    """The end-of-stream pass from this state: the module's own (``_run_to_end``, generated
+    where one pass is exact and the template is not too big), else the general one."""
+    if cls._run_to_end is not None:
+        cls._run_to_end(buf, pos, cur, opened, "".join(parts), captures, out, tools)
+    else:
+        run_to_end(cls, buf, pos, cur, opened, parts, captures, out, tools)
 
 
 def prefix_pass(

@@ -22,6 +22,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
     headline = f"reasoning-{size_label(config.headline_size)}"
     large = f"reasoning-{size_label(max(config.sizes))}"
     stream = _find_run(record, headline, "stream", config.headline_chunk) or {}
+    deltas = _find_run(record, headline, "deltas", config.headline_chunk) or {}
     short = _find_run(record, "short", "one-shot", None) or {}
     big = _find_run(record, large, "one-shot", None) or {}
     linearity = record.get("linearity", {})
@@ -53,6 +54,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         "oneshot_calls_speedup_loaded": statistics.median(loaded) if loaded else None,
         "oneshot_calls_lowest": min(speedups) if speedups else None,
         "oneshot_large_lowest": None if record.get("name") in LARGE_EXCEPTIONS else large,
+        "deltas_over_rtc": deltas.get("deltas_over_rtc"),
     }
 
 
@@ -103,6 +105,8 @@ def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, 
     runs["oneshot_large_lowest"] = (
         [] if record.get("name") in LARGE_EXCEPTIONS else runs["oneshot_large_speedup"]
     )
+    deltas = _find_run(record, headline, "deltas", config.headline_chunk)
+    runs["deltas_over_rtc"] = [{"rtc": (deltas or {}).get("deltas", {})}]
     abuse = record.get("abuse", {})
     runs["abuse_linearity"] = [
         {"rtc": abuse.get("stream", {}).get("rtc", {})},
@@ -139,6 +143,7 @@ def _labels(config: BenchConfig) -> dict[str, str]:
         "(vs preloaded)",
         "oneshot_calls_lowest": "one-shot tool calls, all prompt shapes: lowest (vs from-dict)",
         "oneshot_large_lowest": f"one-shot {large_label}: lowest template (vs from-dict)",
+        "deltas_over_rtc": f"OpenAI deltas per chunk ({config.headline_chunk}-char, {head}) / rtc",
     }
 
 
