@@ -48,7 +48,10 @@ The modules, one concern each:
 - ``runner``: one template (every workload in every mode, linearity), then several;
 - ``abuse``: the ``--abuse`` runs;
 - ``summary``: headline numbers per template, medians against the targets;
-- ``report``: the human-readable table.
+- ``report``: the human-readable table;
+- ``markdown``: the README's Performance tables (``--markdown FILE``);
+- ``catalogue/``: the 16 frozen benchmark templates ``--catalogue`` runs (``--live``: the
+  installed catalogue instead).
 
 The command line is ``rtc.compiler.cli.bench``. Where new work goes:
 
@@ -65,6 +68,7 @@ The command line is ``rtc.compiler.cli.bench``. Where new work goes:
 from __future__ import annotations
 
 from .config import FULL, QUICK, TARGETS, BenchConfig, size_label
+from .markdown import format_markdown
 from .report import format_report, format_summary
 from .runner import bench_template, catalogue_sources, run_benchmark
 from .samples import pattern_samples
@@ -100,6 +104,7 @@ __all__ = [
     "build_workloads",
     "catalogue_sources",
     "check_message",
+    "format_markdown",
     "format_report",
     "format_summary",
     "load_reference",

@@ -9,6 +9,8 @@ per module, each step filling its part of the ``Plan``:
   tie-break and search order, and how each is matched (``str.find``, look-ahead, ``regex``);
 - ``fast_paths``: when ``feed()`` may pass a chunk straight through;
 - ``context``: how much consumed text the patterns can still observe; whether one pass is exact;
+- ``states.lower_pass``: the one-shot pass, where one pass is exact (each state's end-of-stream
+  searches, built by ``eos``, inline);
 - ``output``: the message a parse starts from, its default and required keys;
 - ``anchor``: how the start anchor is found in the prefix;
 - ``serving``: what the OpenAI delta layer may assume (field roles, early tool calls).
@@ -29,7 +31,7 @@ from .fields import lower_field
 from .namespace import Namespace
 from .output import lower_output
 from .serving import lower_serving
-from .states import lower_states
+from .states import lower_pass, lower_states
 
 
 def lower_template(t: Template) -> Plan:
@@ -43,6 +45,7 @@ def lower_template(t: Template) -> Plan:
     table = lower_states(ns, t)
     lower_fast_paths(ns, t, table)
     lower_context(plan, t)
+    lower_pass(ns, t, table)
     lower_output(ns, t)
     lower_anchor(ns, t)
     lower_serving(ns, t)
