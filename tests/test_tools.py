@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ids import stable_repr
 from limits import DEEP, json_error, too_deep
 from transformers.utils.chat_parsing import response_parser as reference
 
@@ -174,7 +175,7 @@ READ_CASES: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize("tool_list", READ_CASES, ids=repr)
+@pytest.mark.parametrize("tool_list", READ_CASES, ids=stable_repr)
 def test_read_tools_matches_reference(tool_list: Any) -> None:
     assert_same_read(tool_list)
 
@@ -227,7 +228,7 @@ SCHEMA_CASES: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize("schema", SCHEMA_CASES, ids=repr)
+@pytest.mark.parametrize("schema", SCHEMA_CASES, ids=stable_repr)
 def test_schema_types_matches_reference(schema: Any) -> None:
     try:
         theirs: Any = reference._schema_types(schema)
