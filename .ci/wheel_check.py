@@ -61,7 +61,9 @@ def check_parser(name: str, parser: Any, cases: Path) -> int:
         case = json.loads(line)
         where = f"{name}/{case['name']}"
         try:
-            got = parser.parse_response(case["text"], prefix=case["prefix"], tools=case.get("tools"))
+            got = parser.parse_response(
+                case["text"], prefix=case["prefix"], tools=case.get("tools")
+            )
         except Exception as exc:  # noqa: BLE001 - the exception type is the recorded answer
             if type(exc).__name__ != case.get("error"):
                 fail(f"{where}: raises {type(exc).__name__}: {exc}; expected {case.get('error')}")

@@ -13,11 +13,13 @@ import subprocess
 import sys
 import textwrap
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
+ROOT = Path(__file__).resolve().parents[1]
 COMPILER_DEPENDENCIES = {"black", "click", "jinja2"}
 
 
@@ -79,6 +81,15 @@ def test_requires_python_and_classifiers_say_the_same() -> None:
 def test_console_script_is_the_launcher() -> None:
     (script,) = [e for e in metadata.entry_points(group="console_scripts") if e.name == "rtc"]
     assert script.value == "rtc.compiler.launcher:main"
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("exactly what CI runs, `.ci/run`):\n\n```bash\n", 1)[1]
+    command = block.split("\n```", 1)[0]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for part in command.split(" && "):
+        assert part in ci, f"README's {part!r} is not what .ci/run runs"
 
 
 # --- without the compiler extra ---------------------------------------------------------------
