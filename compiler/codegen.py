@@ -38,6 +38,14 @@ def _pytuple(items: Any) -> str:
 
 _ENV.filters["pytuple"] = _pytuple
 _BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
+FORMATTER_OFF = "# fmt: off\n"
+"""The header line after which black and ``ruff format`` leave a generated module alone.
+
+A user's formatter runs with the user's settings (line length, quote style, preview features)
+and the user's version of black or ruff, whose style changes from year to year; any change it
+made would make ``rtc check`` report the module stale. So rtc formats the module itself (black,
+pinned, at line length 100) and the header turns formatters off for everything below it.
+"""
 
 
 def _as_template(template: dict[str, Any] | str | Path) -> Any:
@@ -61,7 +69,10 @@ def compile_template(template: dict[str, Any] | str | Path, *, format_code: bool
     """The source of the parser module for ``template`` (a dict, or a path to its JSON)."""
     source = render(build_plan(template))
     if format_code:
-        source = black.format_str(source, mode=_BLACK_MODE)
+        # Formatted below the marker only: black would skip the whole body after it.
+        header, marker, body = source.partition(FORMATTER_OFF)
+        assert marker, "the code template's header lost its formatter marker"
+        source = header + marker + black.format_str(body, mode=_BLACK_MODE)
     return source
 
 

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from rtc.compiler import cli as cli_module
 from rtc.compiler import compile_template, load
 from rtc.compiler import sources as sources_module
 from rtc.compiler.cli import main
+from rtc.compiler.cli import parse as cli_module
 from rtc.compiler.errors import SourceError
 from rtc.compiler.sources import iter_text_chunks, read_template, read_text_file
 from rtc.compiler.version import __version__

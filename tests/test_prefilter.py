@@ -3,7 +3,7 @@
 * ``first_fragments``: every complete or partial match that consumes text starts with a character
   the fragments match, and no complete match is empty (so a chunk without such a character cannot
   start a delimiter).
-* ``_needs_context``: for patterns it clears, searching ``buf`` from ``pos`` gives the same answer
+* ``needs_context``: for patterns it clears, searching ``buf`` from ``pos`` gives the same answer
   as searching ``buf[pos:]`` from 0 (consumed text may be dropped).
 * ``literal_tail``: the partial match the ``regex`` module reports for an escaped literal.
 * ``literal_prefix``, ``find_literal``, ``search_literal_led``: the long-text searches give what
@@ -18,7 +18,8 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rtc.compiler.plan import _jumps_back, _needs_context, _never_overlap
+from rtc.compiler.lowering.anchor import never_overlap
+from rtc.compiler.lowering.context import jumps_back, needs_context
 from rtc.compiler.prefilter import class_source, first_fragments, literal_prefix, lookahead_literal
 from rtc.compiler.rarity import rarest_index
 from rtc.runtime import matching
@@ -95,9 +96,9 @@ def test_patterns_without_context_ignore_consumed_text(
         compiled = regex.compile(pattern, regex.DOTALL)
     except regex.error:
         return
-    if _needs_context(pattern):
+    if needs_context(pattern):
         return
-    if _jumps_back(pattern):
+    if jumps_back(pattern):
         return  # the whole buffer is kept for these
     pos = data.draw(st.integers(0, len(text)))
     for partial in (False, True):
@@ -290,7 +291,7 @@ def test_never_overlapping_anchors_end_where_the_last_match_ends(
     # The start anchor keeps what follows its last non-overlapping match (regex finditer);
     # for literals that can never overlap, rfind gives the same place.
     unique = tuple(dict.fromkeys(literals))
-    if not _never_overlap(unique):
+    if not never_overlap(unique):
         return
     ordered = sorted(unique, key=len, reverse=True)
     pattern = regex.compile("|".join(map(regex.escape, ordered)), regex.DOTALL)
@@ -300,9 +301,9 @@ def test_never_overlapping_anchors_end_where_the_last_match_ends(
 
 
 def test_overlapping_anchors_are_recognised() -> None:
-    assert _never_overlap(("<|im_start|>assistant\n",))
-    assert _never_overlap(("[/INST]", "[/TOOL_RESULTS]"))
-    assert not _never_overlap(("aa",))  # "aaa": the scan matches at 0, rfind finds 1
-    assert not _never_overlap(("ab", "b"))
-    assert not _never_overlap(("ab", "abc"))
-    assert not _never_overlap(("ab", "bc"))
+    assert never_overlap(("<|im_start|>assistant\n",))
+    assert never_overlap(("[/INST]", "[/TOOL_RESULTS]"))
+    assert not never_overlap(("aa",))  # "aaa": the scan matches at 0, rfind finds 1
+    assert not never_overlap(("ab", "b"))
+    assert not never_overlap(("ab", "abc"))
+    assert not never_overlap(("ab", "bc"))

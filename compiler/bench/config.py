@@ -1,0 +1,101 @@
+"""What a benchmark run does: its configuration, the quick and full runs, the targets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """What to run and how long each measurement may take (seconds throughout)."""
+
+    sizes: tuple[int, ...] = (4096, 16384, 131072)
+    """Sizes (characters) of the reasoning-heavy workloads."""
+    short_size: int = 200
+    chunk_sizes: tuple[int, ...] = (1, 3, 16)
+    tool_calls: int = 4
+    min_repeats: int = 3
+    max_repeats: int = 7
+    budget: float = 1.0
+    """A measurement stops repeating once it has min_repeats samples and has run this long."""
+    hard_cap: float = 5.0
+    """A measurement stops repeating after this long whatever min_repeats says."""
+    min_sample: float = 0.002
+    """Inner-loop length of one sample, so that fast ops stand well above timer noise."""
+    ref_timeout: float = 10.0
+    """Cap on one sample of the reference (reported as "timeout")."""
+    rtc_timeout: float = 10.0
+    template_budget: float = 240.0
+    """Once a template has run this long, its remaining measurements are skipped."""
+    reference: bool = True
+    workloads: tuple[str, ...] = ()
+    """Only these workloads (names as in the report); empty means all."""
+    abuse: bool = False
+    abuse_size: int = 8 * 2**20
+    abuse_small: int = 2**20
+    abuse_chunk: int = 4096
+    abuse_segment: int = 65536
+    """Characters fed one at a time at the start and at the end of the big text."""
+    abuse_char_budget: float = 4.0
+    """Time budget of each of the two 1-character feeding runs."""
+    abuse_timeout: float = 60.0
+    headline_chunk: int = 3
+    headline_size: int = 16384
+    clock: str = "wall"
+    """"wall": ``time.perf_counter_ns``; "cpu": ``time.thread_time_ns``, which leaves out the
+    time other processes take the CPU away, for a loaded machine (a long sample is preempted
+    more often than a short one, which would bias the linearity ratios)."""
+    statistic: str = "min"
+    """Which sample of a measurement stands for it ("min" or "median"). The minimum by default:
+    it is the least disturbed by other processes on a shared machine; JSON keeps both."""
+    quick: bool = False
+
+    @property
+    def linearity_sizes(self) -> tuple[int, int]:
+        """Per-chunk cost at the largest size over the cost at the smallest (128 KB / 4 KB)."""
+        return min(self.sizes), max(self.sizes)
+
+
+FULL = BenchConfig()
+QUICK = BenchConfig(
+    chunk_sizes=(3, 16),
+    min_repeats=1,
+    max_repeats=3,
+    budget=0.05,
+    hard_cap=0.5,
+    min_sample=0.0005,
+    ref_timeout=2.0,
+    rtc_timeout=2.0,
+    template_budget=30.0,
+    abuse_size=2**20,
+    abuse_small=2**17,
+    abuse_segment=8192,
+    abuse_char_budget=0.5,
+    abuse_timeout=10.0,
+    quick=True,
+)
+
+TARGETS: dict[str, tuple[str, float]] = {
+    # metric key -> (comparison, target), from issue 4.
+    "stream_speedup": (">=", 8.0),
+    "stream_floor": ("<=", 2.5),
+    "oneshot_short_speedup": (">=", 12.0),
+    "oneshot_large_speedup": (">=", 5.0),
+    "construct_speedup": (">=", 12.0),
+    "linearity": ("<=", 1.2),
+    # issue 5: cost per character must not grow with the length of the text.
+    "abuse_linearity": ("<=", 1.2),
+}
+
+Progress = Callable[[str], None]
+"""Where a run reports what it is doing (one line per step)."""
+
+
+def size_label(size: int) -> str:
+    """How a size is written in workload names and reports: 4k, 128k, 8m."""
+    if size >= 2**20 and size % 2**20 == 0:
+        return f"{size // 2**20}m"
+    if size >= 1024 and size % 1024 == 0:
+        return f"{size // 1024}k"
+    return str(size)

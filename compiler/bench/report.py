@@ -1,0 +1,230 @@
+"""The human-readable report: a table per template, the abuse lines, the summary."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .config import size_label
+
+
+def _num(value: float | None, suffix: str = "", digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if value == 0:
+        return f"0{suffix}"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    return f"{value:.{decimals}f}{suffix}"
+
+
+def _cell(side: dict[str, Any] | None, key: str, suffix: str = "") -> str:
+    if side is None:
+        return "-"
+    status = str(side.get("status", "-"))
+    if status != "ok":
+        # The details (error messages, why skipped) are listed under the table.
+        return status.split(":")[0]
+    return _num(side.get(key), suffix)
+
+
+def _table(rows: list[list[str]], header: list[str], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [
+            cell.ljust(widths[i]) if i < 3 else cell.rjust(widths[i]) for i, cell in enumerate(row)
+        ]
+        lines.append(indent + "  ".join(cells).rstrip())
+    return lines
+
+
+def _size_text(nbytes: int) -> str:
+    if nbytes >= 10 * 1024:
+        return f"{nbytes / 1024:.0f} KB"
+    if nbytes >= 1024:
+        return f"{nbytes / 1024:.1f} KB"
+    return f"{nbytes} B"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The human-readable table of a report (per template, then the summary)."""
+    config = report["config"]
+    lines = [
+        f"rtc {report['rtc_version']} vs "
+        + (
+            f"transformers {report['reference_version']}"
+            if report["reference_version"]
+            else "no reference (transformers not installed or disabled)"
+        )
+        + f"; Python {report['python']}; {'quick' if config['quick'] else 'full'} run",
+        f"times ({config.get('clock', 'wall')} clock): one-shot in µs per op, streamed in µs per "
+        f"chunk ({config['statistic']} of samples); speedup = reference / rtc (one-shot: "
+        "reference given the template dict; x preload: given a preloaded template); "
+        "xfloor = rtc / floor",
+    ]
+    header = ["workload", "size", "mode", "rtc µs", "ref µs", "speedup", "x preload"]
+    header += ["rtc MB/s", "ref MB/s", "floor µs", "xfloor"]
+    for record in report["templates"]:
+        lines.append("")
+        lines.append(f"== {record['name']}")
+        if "error" in record:
+            lines.append(f"  cannot benchmark: {record['error']}")
+            continue
+        rows = []
+        for entry in record["workloads"]:
+            for index, run in enumerate(entry["runs"]):
+                mode = "one-shot" if run["mode"] == "one-shot" else f"stream/{run['chunk']}"
+                rows.append(
+                    [
+                        entry["name"] if index == 0 else "",
+                        _size_text(entry["bytes"]) if index == 0 else "",
+                        mode,
+                        _cell(run.get("rtc"), "us"),
+                        _cell(run.get("reference"), "us"),
+                        _num(run.get("speedup"), "x"),
+                        _num(run.get("speedup_loaded"), "x"),
+                        _cell(run.get("rtc"), "mb_s"),
+                        _cell(run.get("reference"), "mb_s"),
+                        _cell(run.get("floor"), "us"),
+                        _num(run.get("floor_ratio"), "x"),
+                    ]
+                )
+        if rows:
+            lines += _table(rows, header)
+        details: dict[str, list[str]] = {}
+        for entry in record["workloads"]:
+            if "mismatch" in entry:
+                lines.append(f"  ! {entry['name']}: {entry['mismatch']}")
+            for run in entry["runs"]:
+                mode = "one-shot" if run["mode"] == "one-shot" else f"stream/{run['chunk']}"
+                for side in ("rtc", "reference", "reference_loaded"):
+                    status = run.get(side, {}).get("status", "ok")
+                    if status not in ("ok", "timeout"):
+                        details.setdefault(f"{side}: {status}", []).append(
+                            f"{entry['name']} {mode}"
+                        )
+        for status, where in details.items():
+            lines.append(f"  {status} ({', '.join(where)})")
+        construction = record.get("construction")
+        if construction:
+            lines.append(
+                f"  construction ({construction['prompt_chars']} chars of prompt): "
+                f"rtc {_cell(construction.get('rtc'), 'us')} µs; reference from dict "
+                f"{_cell(construction.get('reference_dict'), 'us')} µs "
+                f"({_num(construction.get('speedup_dict'), 'x')}), preloaded "
+                f"{_cell(construction.get('reference_loaded'), 'us')} µs "
+                f"({_num(construction.get('speedup_loaded'), 'x')})"
+            )
+        linearity = record.get("linearity", {})
+        if linearity.get("by_chunk"):
+            small, large = linearity["sizes"]
+            parts = [
+                f"{chunk}-char rtc {_num(v.get('rtc'), 'x')} ref {_num(v.get('reference'), 'x')}"
+                for chunk, v in linearity["by_chunk"].items()
+            ]
+            again = linearity.get("interleaved")
+            if again:
+                parts.append(
+                    f"measured again interleaved, {again['chunk']}-char: rtc "
+                    f"{_num(again.get('rtc'), 'x')} ref {_num(again.get('reference'), 'x')}"
+                )
+            lines.append(
+                f"  linearity (per chunk, {size_label(large)} / {size_label(small)}): "
+                + "; ".join(parts)
+            )
+        if "abuse" in record:
+            lines += _abuse_lines(record["abuse"])
+        for note in record["notes"]:
+            lines.append(f"  note: {note}")
+        for skip in record["skipped"]:
+            lines.append(f"  skipped {skip['workload']}: {skip['reason']}")
+    lines += ["", *format_summary(report["summary"])]
+    return "\n".join(lines) + "\n"
+
+
+def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
+    if "skipped" in abuse:
+        return [f"  abuse: skipped ({abuse['skipped']})"]
+    lines = [f"  abuse ({size_label(abuse['body_size'])} in {abuse['region']}):"]
+    for key, side in abuse["stream"].items():
+        if side.get("status") != "ok":
+            lines.append(f"    {key:9} {abuse['chunk']}-char chunks: {side.get('status')}")
+            continue
+        lines.append(
+            f"    {key:9} {abuse['chunk']}-char chunks: {_num(side['us_per_chunk'])} µs/chunk, "
+            f"{_num(side['mb_s'])} MB/s, per-char cost last/first eighth "
+            f"{_num(side['last_over_first'], 'x')} (first chunk {_num(side['first_chunk_us'])} "
+            f"µs, finalize {_num(side['finalize_us'])} µs)"
+        )
+    for key, side in abuse["chars"].items():
+        cells = []
+        for label in ("first", "last"):
+            part = side.get(label, {})
+            if part.get("status") == "ok":
+                cells.append(f"{label} {_num(part['ns_per_char'])} ns/char ({part['chars']} fed)")
+            else:
+                cells.append(f"{label} {part.get('status', '-')}")
+        lines.append(
+            f"    {key:9} 1-char chunks: {', '.join(cells)}; last/first "
+            f"{_num(side.get('last_over_first'), 'x')}"
+        )
+    small, big = (size_label(s) for s in abuse["flood_sizes"])
+    for key, side in abuse["flood"].items():
+        cells = []
+        for label in ("small", "big"):
+            part = side.get(label, {})
+            if part.get("status") == "ok":
+                cells.append(f"{_num(part['ns_per_char'])} ns/char")
+            else:
+                cells.append(str(part.get("status", "-")))
+        lines.append(
+            f"    {key:9} {abuse['flood_char']!r} flood {small} / {big}: {' / '.join(cells)}; "
+            f"per-char {big}/{small} {_num(side.get('big_over_small'), 'x')}"
+        )
+    return lines
+
+
+def format_summary(summary: dict[str, Any]) -> list[str]:
+    lines = ["Summary (median over templates)"]
+    rows = []
+    for metric in summary["metrics"]:
+        target = (
+            f"{'≥' if metric['comparison'] == '>=' else '≤'}{_num(metric['target'], 'x')}"
+            if metric["comparison"]
+            else ""
+        )
+        verdict = {True: "PASS", False: "MISS", None: "-" if metric["comparison"] else ""}[
+            metric["pass"]
+        ]
+        rows.append(
+            [
+                metric["label"],
+                _num(metric["median"], "x"),
+                target,
+                verdict,
+                str(metric["templates"])
+                + (f", rtc failed on {metric['rtc_failed']}" if metric["rtc_failed"] else ""),
+            ]
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    for row in rows:
+        lines.append(
+            f"  {row[0].ljust(widths[0])}  {row[1].rjust(widths[1])}  "
+            f"{row[2].ljust(widths[2])}  {row[3].ljust(widths[3])}  (n={row[4]})".rstrip()
+        )
+    if summary["worst"]:
+        lines.append("Furthest from target (template: metric value, target)")
+        for item in summary["worst"]:
+            sign = "≥" if item["comparison"] == ">=" else "≤"
+            target = f"target {sign}{_num(item['target'], 'x')}"
+            if item.get("status"):
+                lines.append(
+                    f"  {item['template']}: {item['label']}: rtc {item['status']} ({target})"
+                )
+                continue
+            lines.append(
+                f"  {item['template']}: {item['label']} {_num(item['value'], 'x')} "
+                f"({target}, {item['margin']:.2f} of target)"
+            )
+    return lines

@@ -1,0 +1,174 @@
+"""The headline numbers of each template and their medians against the targets."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from .config import TARGETS, BenchConfig, size_label
+
+
+def _find_run(record: dict[str, Any], workload: str, mode: str, chunk: int | None) -> dict | None:
+    for entry in record.get("workloads", []):
+        if entry["name"] == workload:
+            for run in entry["runs"]:
+                if run["mode"] == mode and run["chunk"] == chunk:
+                    return run
+    return None
+
+
+def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, float | None]:
+    """The headline numbers of one template (keys of TARGETS)."""
+    headline = f"reasoning-{size_label(config.headline_size)}"
+    large = f"reasoning-{size_label(max(config.sizes))}"
+    stream = _find_run(record, headline, "stream", config.headline_chunk) or {}
+    short = _find_run(record, "short", "one-shot", None) or {}
+    big = _find_run(record, large, "one-shot", None) or {}
+    linearity = record.get("linearity", {})
+    linear = linearity.get("interleaved") or linearity.get("by_chunk", {}).get(
+        str(config.headline_chunk), {}
+    )
+    abuse = record.get("abuse", {})
+    abuse_ratios = [
+        abuse.get("stream", {}).get("rtc", {}).get("last_over_first"),
+        abuse.get("chars", {}).get("rtc", {}).get("last_over_first"),
+        abuse.get("flood", {}).get("rtc", {}).get("big_over_small"),
+    ]
+    known = [r for r in abuse_ratios if r is not None]
+    return {
+        "stream_speedup": stream.get("speedup"),
+        "stream_floor": stream.get("floor_ratio"),
+        "oneshot_short_speedup": short.get("speedup"),
+        "oneshot_short_speedup_loaded": short.get("speedup_loaded"),
+        "oneshot_large_speedup": big.get("speedup"),
+        "construct_speedup": record.get("construction", {}).get("speedup_dict"),
+        "linearity": linear.get("rtc"),
+        "linearity_reference": linear.get("reference"),
+        "abuse_linearity": max(known) if known else None,
+    }
+
+
+def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, str]:
+    """Headline metrics of one template that have no value because rtc itself did not finish
+    (timeout, error): such a template is furthest from its target, not merely unmeasured."""
+    headline = f"reasoning-{size_label(config.headline_size)}"
+    small, large = (f"reasoning-{size_label(size)}" for size in config.linearity_sizes)
+    runs = {
+        "stream_speedup": [_find_run(record, headline, "stream", config.headline_chunk)],
+        "oneshot_short_speedup": [_find_run(record, "short", "one-shot", None)],
+        "oneshot_large_speedup": [_find_run(record, large, "one-shot", None)],
+        "construct_speedup": [record.get("construction")],
+        "linearity": [
+            _find_run(record, name, "stream", config.headline_chunk) for name in (small, large)
+        ],
+    }
+    runs["stream_floor"] = runs["stream_speedup"]
+    abuse = record.get("abuse", {})
+    runs["abuse_linearity"] = [
+        {"rtc": abuse.get("stream", {}).get("rtc", {})},
+        *({"rtc": part} for part in abuse.get("chars", {}).get("rtc", {}).values()),
+        *({"rtc": part} for part in abuse.get("flood", {}).get("rtc", {}).values()),
+    ]
+    failed = {}
+    for key, found in runs.items():
+        for run in found:
+            side = (run or {}).get("rtc", {})
+            status = side.get("status", "ok") if isinstance(side, dict) else "ok"
+            if status != "ok":
+                failed[key] = "timeout" if "timed out" in status else status.split(":")[0]
+    return failed
+
+
+def _labels(config: BenchConfig) -> dict[str, str]:
+    small, large = config.linearity_sizes
+    head = size_label(config.headline_size)
+    large_label = size_label(max(config.sizes))
+    return {
+        "stream_speedup": f"streaming per chunk ({config.headline_chunk}-char, {head}) speedup",
+        "stream_floor": f"streaming per chunk ({config.headline_chunk}-char, {head}) / floor",
+        "oneshot_short_speedup": "one-shot short speedup (vs from-dict)",
+        "oneshot_short_speedup_loaded": "one-shot short speedup (vs preloaded)",
+        "oneshot_large_speedup": f"one-shot {large_label} speedup (vs from-dict)",
+        "construct_speedup": "construction with prompt speedup (vs from-dict)",
+        "linearity": f"linearity per chunk {size_label(large)} / {size_label(small)} (rtc)",
+        "linearity_reference": f"linearity per chunk {size_label(large)} / "
+        f"{size_label(small)} (reference)",
+        "abuse_linearity": "abuse: worst per-char cost growth (rtc)",
+    }
+
+
+def _meets(value: float, comparison: str, target: float) -> bool:
+    return value >= target if comparison == ">=" else value <= target
+
+
+def _margin(value: float, comparison: str, target: float) -> float:
+    """How far a value is from missing its target: below 1 is a miss, the lower the worse."""
+    if value <= 0:
+        return 0.0
+    return value / target if comparison == ">=" else target / value
+
+
+def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, Any]:
+    per_template = {r["name"]: template_metrics(r, config) for r in records if "error" not in r}
+    failures = {r["name"]: template_failures(r, config) for r in records if "error" not in r}
+    labels = _labels(config)
+    metrics = []
+    for key, label in labels.items():
+        values = [m[key] for m in per_template.values() if m.get(key) is not None]
+        median = statistics.median(values) if values else None
+        comparison, target = TARGETS.get(key, ("", 0.0))
+        metrics.append(
+            {
+                "key": key,
+                "label": label,
+                "median": median,
+                "templates": len(values),
+                "rtc_failed": sum(key in failed for failed in failures.values()),
+                "comparison": comparison or None,
+                "target": target if comparison else None,
+                "pass": (
+                    _meets(median, comparison, target)
+                    if comparison and median is not None
+                    else None
+                ),
+            }
+        )
+    worst: list[dict[str, Any]] = []
+    for template, failed in failures.items():
+        for key, status in failed.items():
+            comparison, target = TARGETS[key]
+            worst.append(
+                {
+                    "template": template,
+                    "key": key,
+                    "label": labels[key],
+                    "value": None,
+                    "status": status,
+                    "comparison": comparison,
+                    "target": target,
+                    "margin": 0.0,
+                }
+            )
+    for template, values in per_template.items():
+        for key, (comparison, target) in TARGETS.items():
+            value = values.get(key)
+            if value is not None:
+                margin = _margin(value, comparison, target)
+                worst.append(
+                    {
+                        "template": template,
+                        "key": key,
+                        "label": labels[key],
+                        "value": value,
+                        "comparison": comparison,
+                        "target": target,
+                        "margin": margin,
+                    }
+                )
+    worst.sort(key=lambda item: item["margin"])
+    return {
+        "metrics": metrics,
+        "per_template": per_template,
+        "rtc_failed": {name: failed for name, failed in failures.items() if failed},
+        "worst": worst[:5],
+    }

@@ -1,0 +1,163 @@
+"""``rtc bench``: the benchmark's command line; the work is in ``rtc.compiler.bench``."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from rtc.compiler import load
+from rtc.compiler.bench import (
+    FULL,
+    QUICK,
+    catalogue_sources,
+    format_report,
+    run_benchmark,
+    workload_names,
+)
+from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
+from rtc.compiler.sources import read_template
+
+from .common import Failure, write_atomically
+
+
+def _template_name(source: str) -> str:
+    path = Path(source)
+    if source == "-":
+        return "stdin"
+    if path.is_dir():
+        return path.resolve().name
+    if path.stem == "tokenizer_config":
+        return path.resolve().parent.name
+    return path.stem
+
+
+@click.command("bench")
+@click.argument("source", required=False)
+@click.option(
+    "--catalogue", is_flag=True, help="Benchmark every template of the installed catalogue."
+)
+@click.option("--quick", is_flag=True, help="A run of seconds: fewer chunk sizes and repeats.")
+@click.option(
+    "--abuse",
+    is_flag=True,
+    help="Also run the abuse workloads: a very long generation in 4 KB and 1-char chunks, and a "
+    "flood of partial delimiters (8 MB; 1 MB with --quick).",
+)
+@click.option(
+    "--json",
+    "json_out",
+    metavar="FILE",
+    is_flag=False,
+    flag_value="-",
+    default=None,
+    help="Write the results as JSON to FILE, or to stdout instead of the table with `--json -` "
+    "(or --json last on the line).",
+)
+@click.option(
+    "--no-reference", is_flag=True, help="Do not run transformers' interpreter, even if installed."
+)
+@click.option(
+    "--workload",
+    "workloads",
+    multiple=True,
+    metavar="NAME",
+    help="Only this workload (short, reasoning-4k, ..., tools-4); repeatable.",
+)
+@click.option(
+    "--statistic",
+    type=click.Choice(["min", "median"]),
+    default="min",
+    show_default=True,
+    help="Which sample of each measurement is reported and compared.",
+)
+@click.option(
+    "--clock",
+    type=click.Choice(["wall", "cpu"]),
+    default="wall",
+    show_default=True,
+    help="wall: time.perf_counter_ns; cpu: the thread's CPU time (steadier on a loaded machine).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+def bench_command(
+    source: str | None,
+    catalogue: bool,
+    quick: bool,
+    abuse: bool,
+    json_out: str | None,
+    no_reference: bool,
+    workloads: tuple[str, ...],
+    statistic: str,
+    clock: str,
+    quiet: bool,
+) -> None:
+    """Benchmark the parser of SOURCE (or of the whole --catalogue) against transformers.
+
+    SOURCE is what `rtc compile` takes. Prints a table per template (progress goes to stderr)
+    and a summary: the medians over templates of the headline ratios, each against its target,
+    and the templates furthest from a target. Workloads are built from each template's own
+    delimiters; one that cannot be derived is skipped and the reason printed.
+    """
+    if (source is None) == (not catalogue):
+        raise click.UsageError(
+            "give a template SOURCE or --catalogue, not both (note: --json takes a FILE, "
+            "so write --json - or put --json last)"
+        )
+    if catalogue:
+        paths = catalogue_sources()
+        if not paths:
+            raise Failure("no catalogue found: no generated/*.json and no tests/data/templates")
+        sources = [str(p) for p in paths]
+    else:
+        assert source is not None
+        sources = [source]
+    templates = []
+    for path in sources:
+        try:
+            template, label = read_template(path)
+        except SourceError as exc:
+            raise Failure(str(exc)) from None
+        if not catalogue:
+            # One template: an invalid one is the command's failure (in a catalogue, one
+            # template's error is reported in its place and the others still run).
+            try:
+                load(template)
+            except (TemplateError, TemplateTypeError) as exc:
+                raise Failure(f"{label}: {exc}") from None
+        templates.append((_template_name(path), template))
+    if json_out not in (None, "-") and any(
+        os.path.exists(json_out) and os.path.samefile(json_out, p) for p in sources if p != "-"
+    ):
+        raise Failure(f"{json_out}: refusing to write the JSON report over a benchmarked template")
+
+    base = QUICK if quick else FULL
+    known = workload_names(base)
+    unknown = sorted(set(workloads) - known)
+    if unknown:
+        raise click.UsageError(
+            f"unknown workload {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+    config = replace(
+        base,
+        reference=not no_reference,
+        abuse=abuse,
+        workloads=tuple(workloads),
+        statistic=statistic,
+        clock=clock,
+    )
+
+    def progress(message: str) -> None:
+        if not quiet:
+            click.echo(f"rtc bench: {message}", err=True)
+
+    report = run_benchmark(templates, config, progress=progress)
+    payload = json.dumps(report, indent=2, ensure_ascii=False)
+    if json_out == "-":
+        click.echo(payload)
+        return
+    if json_out is not None:
+        write_atomically(json_out, (payload + "\n").encode("utf-8"))
+    click.echo(format_report(report), nl=False)

@@ -1,0 +1,264 @@
+"""Catastrophic backtracking: patterns that can match one text in very many ways.
+
+A backtracking regex engine that fails to match (or is asked for a partial match) may try every
+way the pattern can consume the text. The analysis builds the pattern's position automaton
+(one state per character test, as in Glushkov's construction; look-arounds and anchors are
+treated as always true, which can only add ways) and counts, by dynamic programming, the
+distinct paths that consume a *pump* string repeated k times. Pumps are the samples of every
+repeated sub-pattern's body. Path counts are exact for the automaton and deterministic: when
+they grow exponentially with k (``(a|aa)+``: Fibonacci), or as a high power of k (``(.*?,){11}``),
+the pattern is reported. No timing is involved; the ``regex`` module guards some of these shapes
+(``(a+)+`` stays linear there), so the finding says what a backtracking engine *may* do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import regex_tree as rt
+from .samples import head_before, sample_items
+
+UNROLL = 12
+"""Bounded repeats are unrolled up to this many optional copies, beyond that made unbounded."""
+MAX_STATES = 600
+MAX_PUMP = 40
+PUMP_COUNTS = (4, 8, 16)
+EXPONENTIAL = 2**10
+"""Paths at k=16 from which growth that keeps accelerating counts as exponential."""
+
+
+@dataclass
+class _Nfa:
+    tests: list[tuple[Any, Any]] = field(default_factory=list)  # state -> (op, arg); 0: start
+    eps: list[list[int]] = field(default_factory=list)
+    step: list[int] = field(default_factory=list)  # state -> state after its character
+    spans: dict[int, range] = field(default_factory=dict)  # id(repeat arg) -> its states
+
+    def new(self, test: tuple[Any, Any] | None = None) -> int:
+        if len(self.tests) >= MAX_STATES:
+            raise OverflowError
+        self.tests.append(test)  # type: ignore[arg-type]
+        self.eps.append([])
+        self.step.append(-1)
+        return len(self.tests) - 1
+
+
+def _build(nfa: _Nfa, items: Any, start: int) -> int:
+    """Add ``items`` after state ``start``; return the state where they end."""
+    here = start
+    for op, arg in items:
+        here = _node(nfa, op, arg, here)
+    return here
+
+
+def _node(nfa: _Nfa, op: Any, arg: Any, start: int) -> int:
+    if op in rt.CHAR_OPS:
+        test = nfa.new((op, arg))
+        after = nfa.new()
+        nfa.eps[start].append(test)
+        nfa.step[test] = after
+        return after
+    if op is rt.SUBPATTERN:
+        return _build(nfa, arg[3], start)
+    if op is rt.ATOMIC_GROUP:
+        return _build(nfa, arg, start)
+    if op is rt.BRANCH:
+        end = nfa.new()
+        for branch in arg[1]:
+            entry = nfa.new()
+            nfa.eps[start].append(entry)
+            nfa.eps[_build(nfa, branch, entry)].append(end)
+        return end
+    if op is rt.GROUPREF_EXISTS:
+        end = nfa.new()
+        for branch in arg[1:]:
+            entry = nfa.new()
+            nfa.eps[start].append(entry)
+            nfa.eps[_build(nfa, branch or [], entry)].append(end)
+        return end
+    if op in rt.REPEATS:
+        first = len(nfa.tests)
+        end = _repeat(nfa, arg, start)
+        nfa.spans.setdefault(id(arg), range(first, len(nfa.tests)))
+        return end
+    return start  # anchors, look-arounds, back-references: zero width, always true here
+
+
+def _repeat(nfa: _Nfa, arg: Any, start: int) -> int:
+    """``body{low,high}``: the mandatory copies, then a loop or the optional copies."""
+    low, high, body = arg
+    here = start
+    for _ in range(min(low, UNROLL)):
+        here = _build(nfa, body, here)
+    if high == rt.MAXREPEAT or high - low > UNROLL:
+        loop = nfa.new()
+        nfa.eps[here].append(loop)
+        entry = nfa.new()
+        nfa.eps[loop].append(entry)
+        nfa.eps[_build(nfa, body, entry)].append(loop)
+        return loop
+    end = nfa.new()
+    for _ in range(high - min(low, UNROLL)):
+        nfa.eps[here].append(end)
+        here = _build(nfa, body, here)
+    nfa.eps[here].append(end)
+    return end
+
+
+def _closures(nfa: _Nfa) -> list[list[int]]:
+    """For each state, the character-test states reachable through empty moves."""
+    out = []
+    for state in range(len(nfa.tests)):
+        seen = {state}
+        stack = [state]
+        tests = []
+        while stack:
+            s = stack.pop()
+            if nfa.tests[s] is not None:
+                tests.append(s)
+            for t in nfa.eps[s]:
+                if t not in seen:
+                    seen.add(t)
+                    stack.append(t)
+        out.append(sorted(tests))
+    return out
+
+
+@dataclass(frozen=True)
+class Blowup:
+    """A pump string and the number of ways the pattern consumes it repeated k times."""
+
+    pump: str
+    ways: tuple[int, ...]  # for each k in PUMP_COUNTS
+    exponential: bool
+    head: str  # text that leads the pattern up to the repeat
+
+    @property
+    def degree(self) -> float:
+        """Growth per doubling of k, as a power: ways ~ k ** degree."""
+        import math
+
+        low, high = self.ways[-2], self.ways[-1]
+        return math.log2(high / low) if low else 0.0
+
+
+def _count(nfa: _Nfa, closures: list[list[int]], text: str, starts: range) -> int:
+    """Paths consuming ``text`` from any character test in ``starts`` (a repeat's states)
+    to anywhere in the automaton."""
+    ways = {s: 1 for s in starts if nfa.tests[s] is not None}
+    for ch in text:
+        following: dict[int, int] = {}
+        for state, count in ways.items():
+            op, arg = nfa.tests[state]
+            if not rt.char_matches(op, arg, ch):
+                continue
+            for nxt in closures[nfa.step[state]]:
+                following[nxt] = following.get(nxt, 0) + count
+        ways = following
+        if not ways:
+            return 0
+    return sum(ways.values())
+
+
+def _pumps(tree: rt.Tree) -> list[tuple[str, Any]]:
+    """Candidate pumps (with the repeat they come from): a sample of the body of every
+    repeat, and of every alternative inside it."""
+    found: dict[tuple[str, int], Any] = {}
+    for op, arg in rt.walk(tree.items):
+        if op not in rt.REPEATS or (arg[1] != rt.MAXREPEAT and arg[1] < 4):
+            continue
+        body = arg[2]
+        found.setdefault((sample_items(tree, body), id(arg)), arg)
+        for inner_op, inner in rt.walk(body):
+            if inner_op is rt.BRANCH:
+                for branch in inner[1]:
+                    found.setdefault((sample_items(tree, branch), id(arg)), arg)
+    return [(p, node) for (p, _), node in found.items() if 0 < len(p) <= MAX_PUMP][:24]
+
+
+def analyse(pattern: str) -> Blowup | None:
+    """The worst pump of ``pattern`` if its ways grow exponentially or as k**3 or more."""
+    tree = rt.parse(pattern)
+    if tree is None:
+        return None
+    nfa = _Nfa()
+    try:
+        nfa.new()
+        _build(nfa, tree.items, 0)
+    except (OverflowError, RecursionError):
+        return None
+    closures = _closures(nfa)
+    worst: Blowup | None = None
+    for pump, node in _pumps(tree):
+        starts = nfa.spans.get(id(node), range(0))
+        ways = tuple(_count(nfa, closures, pump * k, starts) for k in PUMP_COUNTS)
+        if ways[0] == 0:
+            continue
+        accelerating = ways[2] * ways[0] > ways[1] * ways[1] * 2
+        exponential = accelerating and ways[2] >= EXPONENTIAL
+        blowup = Blowup(pump, ways, exponential, head_before(tree, node))
+        if not blowup.exponential and blowup.degree < 3:
+            continue
+        if worst is None or blowup.ways[-1] > worst.ways[-1]:
+            worst = blowup
+    return worst
+
+
+EXAMPLE_PUMPS = 8
+"""Pump repetitions in a finding's example: enough to show the shape, quick to parse."""
+
+
+def _patterns(ctx: Any) -> list[tuple[Any, str, str, Any]]:
+    """(field, key, pattern, delimiter or None) for every pattern a template runs."""
+    out = []
+    for f in ctx.model.fields:
+        for delim in (f.open, f.close):
+            if delim is not None and not delim.is_literal:
+                out.append((f, delim.key, delim.pattern, delim))
+        args = f.content_args if isinstance(f.content_args, dict) else {}
+        if isinstance(args.get("tag_pattern"), str):
+            out.append((f, "content_args.tag_pattern", args["tag_pattern"], None))
+    return out
+
+
+def catastrophic_backtracking(ctx: Any) -> list[Any]:
+    """Patterns a backtracking engine may take exponential (or high-power) time on."""
+    from .context import quote
+    from .findings import WARNING
+
+    out = []
+    corpus = ctx.corpus
+    for f, key, pattern, delim in _patterns(ctx):
+        blowup = analyse(pattern)
+        if blowup is None:
+            continue
+        run = blowup.head + blowup.pump * EXAMPLE_PUMPS
+        text = run
+        if not f.implicit and delim is not f.open:
+            # A close or a tag pattern is read inside the region: open it first.
+            shape = corpus.by_name[f.name]
+            opens, closes = shape.opens(), shape.closes()
+            text = (opens[0].text if opens else "") + run
+            if delim is None and closes:
+                text += closes[0].witness
+        counts = ", ".join(f"{w:,} at ×{k}" for k, w in zip(PUMP_COUNTS, blowup.ways, strict=True))
+        growth = (
+            "exponentially"
+            if blowup.exponential
+            else f"as about the {round(blowup.degree)}th power of its length"
+        )
+        out.append(
+            ctx.finding(
+                "catastrophic-backtracking",
+                WARNING,
+                ctx.field_path(f, *key.split(".")),
+                f"{quote(pattern)} can consume {quote(blowup.pump)} repeated k times in very "
+                f"many ways ({counts}): on such text that then fails to match, a backtracking "
+                f"regex engine may try them all, and the time grows {growth} with the run.",
+                ctx.example(text),
+                "make the alternatives or the nested repeats inside the repeat exclusive, so "
+                "that each text can be matched in one way only",
+            )
+        )
+    return out

@@ -1,0 +1,101 @@
+"""Field values: how each field turns its body into a value and how it stores it.
+
+Decides each field's ``_finish_`` function: its content parser (the text rules specialised when
+their arguments are known, a runtime parser with its arguments as data otherwise), its
+transform (an inline expression built like the reference builds it, or the runtime's ``apply``
+with the transform as data), and whether the value is stored once, appended or joined.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rtc.runtime.transform import PLACEHOLDER
+
+from ..literals import comment_text, fits_inline
+from ..model import Field
+from ..plan import FieldPlan
+from .namespace import Namespace, identifier
+
+_PARSERS = {
+    "text": "parse_text",
+    "int": "parse_int",
+    "float": "parse_float",
+    "bool": "parse_bool",
+    "json": "parse_json",
+    "xml-inline": "parse_xml_inline",
+    "kv-lines": "parse_kv_lines",
+}
+
+
+def lower_field(ns: Namespace, f: Field, fn_names: set[str]) -> FieldPlan:
+    fn = identifier(f.name, fn_names, "_finish_")
+    lines = [f"content = {content_expr(ns, f)}"]
+    if f.has_transform:
+        lines.append(f"return {transform_expr(ns, f)}")
+    else:
+        lines.append("return content")
+    if f.join is not None:
+        store = 2
+    elif f.repeats:
+        store = 1
+    else:
+        store = 0
+    return FieldPlan(
+        index=f.index,
+        name_literal=repr(f.name),
+        comment=comment_text(f.name),
+        function=fn,
+        value_lines=lines,
+        dirty=f.content not in ("text", "int", "float", "bool"),
+        store=store,
+        join_literal=repr(f.join),
+    )
+
+
+def content_expr(ns: Namespace, f: Field) -> str:
+    args = f.content_args
+    if isinstance(args, dict) and f.content in ("text", "int", "float", "bool"):
+        # The arguments are known now: specialise the text rule (strip or not).
+        text = "body.strip()" if args.get("strip", True) else "body"
+        if f.content == "text":
+            return text
+        if f.content == "int":
+            return f"int({text})"
+        if f.content == "float":
+            return f"float({text})"
+        return f'{text}.lower() in ("true", "1")'
+    parser = _PARSERS[f.content]
+    ns.imports.add(f"from rtc.runtime.content import {parser}")
+    const = ns.data(f"args_{f.name}", f"content_args of {comment_text(f.name)}", args)
+    return f"{parser}(body, {const})"
+
+
+def transform_expr(ns: Namespace, f: Field) -> str:
+    transform = f.transform
+    if not f.transform_each and fits_inline(transform):
+        return render_expr(ns, transform)
+    ns.imports.add("from rtc.runtime.transform import apply")
+    const = ns.data(f"transform_{f.name}", f"transform of {comment_text(f.name)}", transform)
+    return f"apply({f.name!r}, content, {const}, {f.transform_each!r}, captures)"
+
+
+def render_expr(ns: Namespace, node: Any) -> str:
+    """A Python expression building the transform's output, evaluated like the reference."""
+    if isinstance(node, dict):
+        items = ", ".join(f"{k!r}: {render_expr(ns, v)}" for k, v in node.items())
+        return "{" + items + "}"
+    if isinstance(node, list):
+        return "[" + ", ".join(render_expr(ns, v) for v in node) + "]"
+    if isinstance(node, str):
+        whole = PLACEHOLDER.fullmatch(node)
+        if whole is None:
+            return repr(node)
+        path = whole.group(1)
+        root, *keys = path.split(".")
+        base = "content" if root == "content" else f"captures[{root!r}]"
+        if not keys:
+            return base
+        ns.imports.add("from rtc.runtime.transform import lookup")
+        return f"lookup({base}, {path!r}, {tuple(keys)!r})"
+    return ns.literal(node)

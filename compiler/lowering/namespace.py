@@ -1,0 +1,103 @@
+"""The generated module's top level: which names it defines, its constants and imports.
+
+Every lowering step that needs a module-level constant asks here, so that names stay unique
+(``_identifier`` keeps ``[A-Za-z0-9_]`` of a field name behind a fixed prefix and numbers
+repeats), template data reaches the source only through ``py_literal``, and the runtime
+imports are exactly what the emitted code uses. Constants are listed in the order they are
+asked for, which the steps in ``lower_template`` fix.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from typing import Any
+
+from ..literals import comment_text, py_literal
+from ..plan import LiteralConst, Plan, RegexConst
+from ..prefilter import literal_prefix
+from ..rarity import rarest_index
+
+
+def identifier(name: str, taken: set[str], prefix: str) -> str:
+    """A readable, unique identifier derived from a field name (never trusted as-is)."""
+    stem = re.sub(r"[^0-9a-zA-Z_]", "_", name)[:40].strip("_") or "field"
+    candidate = f"{prefix}{stem}"
+    if keyword.iskeyword(candidate):
+        candidate += "_"
+    unique = candidate
+    n = 2
+    while unique in taken:
+        unique = f"{candidate}_{n}"
+        n += 1
+    taken.add(unique)
+    return unique
+
+
+def merge_imports(lines: set[str]) -> list[str]:
+    """``from M import a`` lines, one per module with its names sorted; sorted by module."""
+    names: dict[str, set[str]] = {}
+    for line in lines:
+        module, _, imported = line.removeprefix("from ").partition(" import ")
+        names.setdefault(module, set()).update(x.strip() for x in imported.split(","))
+    return [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names)]
+
+
+class Namespace:
+    """Names, constants and runtime imports of the module being lowered into ``plan``."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.names: set[str] = {"_WHITESPACE"}
+        self.imports: set[str] = set()
+        self.uses_whitespace = False
+
+    def literal(self, value: Any) -> str:
+        """``py_literal``, noting when the expression needs the json module."""
+        expr = py_literal(value)
+        if expr.startswith("_json."):
+            self.plan.uses_json = True
+        return expr
+
+    def const(self, stem: str) -> str:
+        return identifier(stem.upper(), self.names, "_")
+
+    def data(self, stem: str, comment: str, value: Any) -> str:
+        """A module-level constant holding template data, referenced by name."""
+        name = self.const(stem)
+        expr = self.literal(value)
+        self.plan.data_consts.append((name, comment, expr))
+        return name
+
+    def regex_const(self, stem: str, comment: str, pattern: str, searched: bool = False) -> str:
+        """A compiled pattern; ``searched``: also what long end-of-stream searches need."""
+        name = self.const(stem)
+        const = RegexConst(name, comment, repr(pattern))
+        prefix = literal_prefix(pattern) if searched else None
+        if prefix is not None:
+            self.names.update((f"{name}_PREFIX", f"{name}_RARE"))
+            self.imports.add("from rtc.runtime.matching import LONG_SPAN, search_literal_led")
+            const.prefix = repr(prefix)
+            const.rare = rarest_index(prefix)
+            const.rare_comment = comment_text(prefix[const.rare])
+        self.plan.regexes.append(const)
+        self.plan.uses_regex = True
+        return name
+
+    def literal_const(self, name: str, comment: str, literal: str) -> None:
+        self.names.update((f"{name}_LEN", f"{name}_RARE"))
+        rare = rarest_index(literal)
+        self.plan.literal_consts.append(
+            LiteralConst(name, comment, repr(literal), rare, comment_text(literal[rare]))
+        )
+        self.imports.add("from rtc.runtime.matching import LONG_SPAN, find_literal")
+
+    def finish(self) -> None:
+        """The import lines, and ``_WHITESPACE`` last when a whitespace-led pattern needs it."""
+        self.plan.runtime_imports = merge_imports(self.imports)
+        if self.uses_whitespace:
+            self.plan.regexes.append(
+                RegexConst(
+                    "_WHITESPACE", "what \\s matches, for whitespace-led patterns", repr("\\s")
+                )
+            )
