@@ -73,9 +73,11 @@ DATA = Path(__file__).parent / "data"
 
 
 def _catalogue() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Every shipped template with its cases (catalogue and corpus)."""
+    """Every shipped template with its cases (catalogue and corpus; the lint's pinned copies in
+    ``lint_templates`` have no cases)."""
     out = []
-    for template_path in sorted(DATA.glob("*/*.json")):
+    paths = [*DATA.glob("templates/*.json"), *DATA.glob("corpus/*.json")]
+    for template_path in sorted(paths):
         folder = "cases" if template_path.parent.name == "templates" else template_path.parent.name
         cases_path = DATA / folder / f"{template_path.stem}.jsonl"
         cases = [json.loads(line) for line in cases_path.read_text(encoding="utf-8").splitlines()]
