@@ -1,13 +1,16 @@
 """The production install, checked where users have it: a fresh environment holding the wheel alone.
 
-    python -I .ci/wheel_check.py tests/data/cases
+    python -I .ci/wheel_check.py tests/data
 
 Run by .ci/run with ``-I``, so that only that environment is importable (not the repository, not
 the working directory). Checks that the environment holds rtc and regex and nothing else besides
 pip's own tools, that rtc comes from that environment's site-packages, and that every catalogue
-parser imports without ``rtc.compiler`` and answers every case of ``CASES/NAME.jsonl`` as recorded
-there (the answers of transformers 5.23.0): one shot, and streamed in 7-character chunks where the
-case says the streamed answer is the same.
+parser imports without ``rtc.compiler`` and parses generations: the cases of
+``DATA/cases/NAME.jsonl`` where they were recorded for the parser's template, answered as recorded
+there (the answers of transformers 5.23.0), one shot and streamed in 7-character chunks where the
+case says the streamed answer is the same; otherwise the model outputs of
+``DATA/catalogue/NAME/fixtures.jsonl``, each of which must parse into an assistant message, one
+shot and streamed (what they mean is checked by the test suite, which runs on this wheel too).
 """
 
 from __future__ import annotations
@@ -55,11 +58,40 @@ def streamed(parser: Any, case: dict[str, Any]) -> Any:
     return message
 
 
-def check_parser(name: str, parser: Any, cases: Path) -> int:
-    lines = (cases / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    for line in lines:
-        case = json.loads(line)
+def generations(data: Path, name: str, parser: Any) -> list[dict[str, Any]]:
+    """The recorded cases while the parser's template is still the one they were recorded for,
+    else the family's fixtures (parsed after the family's prompt)."""
+    cases = data / "cases" / f"{name}.jsonl"
+    recorded_for = data / "templates" / f"{name}.json"
+    if cases.is_file() and json.loads(recorded_for.read_text(encoding="utf-8")) == parser.TEMPLATE:
+        return [json.loads(line) for line in cases.read_text(encoding="utf-8").splitlines()]
+    family = data / "catalogue" / name
+    prompt = json.loads((family / "family.json").read_text(encoding="utf-8"))["prompt"]
+    fixtures = (family / "fixtures.jsonl").read_text(encoding="utf-8").splitlines()
+    return [
+        {
+            "name": f["id"],
+            "prefix": f.get("prefix", prompt),
+            "text": f["text"],
+            "tools": f.get("tools"),
+        }
+        for f in map(json.loads, fixtures)
+    ]
+
+
+def is_message(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("role") == "assistant"
+
+
+def check_parser(name: str, parser: Any, data: Path) -> int:
+    cases = generations(data, name, parser)
+    for case in cases:
         where = f"{name}/{case['name']}"
+        if "expected" not in case and "error" not in case:  # a fixture: it must parse
+            got = parser.parse_response(case["text"], prefix=case["prefix"], tools=case["tools"])
+            if not (is_message(got) and is_message(streamed(parser, case))):
+                fail(f"{where}: not an assistant message: {got!r}")
+            continue
         try:
             got = parser.parse_response(
                 case["text"], prefix=case["prefix"], tools=case.get("tools")
@@ -75,7 +107,7 @@ def check_parser(name: str, parser: Any, cases: Path) -> int:
         if case.get("stream_check") == "same":
             if message_json(streamed(parser, case)) != message_json(case["expected"]):
                 fail(f"{where}: streamed answer differs from {message_json(case['expected'])}")
-    return len(lines)
+    return len(cases)
 
 
 def main(argv: list[str]) -> None:
@@ -89,7 +121,7 @@ def main(argv: list[str]) -> None:
         total += check_parser(name, generated.get(name), Path(argv[0]))
     if "rtc.compiler" in sys.modules:
         fail("importing the catalogue imported rtc.compiler")
-    print(f"wheel check: {len(generated.names())} parsers, {total} cases, runtime only: ok")
+    print(f"wheel check: {len(generated.names())} parsers, {total} generations, runtime only: ok")
 
 
 if __name__ == "__main__":
