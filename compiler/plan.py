@@ -66,6 +66,9 @@ class FastPath:
     name_literal: str
     dirty: bool
     lazy_open: bool  # the implicit field opens on its first text; explicit ones are open
+    # The same test as data for the OpenAI delta layer: a character, or the name of the
+    # frozenset or pattern constant (see rtc.runtime.openai).
+    probe: str = ""
 
 
 @dataclass
@@ -102,6 +105,19 @@ class FieldPlan:
 
 
 @dataclass
+class ServingPlan:
+    """The attributes of the module's ``DeltaStream``, as source (see lowering.serving)."""
+
+    roles: str = "()"
+    strip: str = "()"
+    # Per field: the lines of a comment and the expression of its CallPlan (or None).
+    calls: list[tuple[list[str], str]] = field(default_factory=list)
+    clear: str = "()"
+    patterns: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, pattern
+    uses_calls: bool = False
+
+
+@dataclass
 class Plan:
     sha256: str
     template_literal: str
@@ -131,6 +147,7 @@ class Plan:
     memo_size: int = 0
     fast_paths: list[FastPath] = field(default_factory=list)
     fast_consts: list[tuple[str, str]] = field(default_factory=list)  # (name, frozenset expr)
+    serving: ServingPlan = field(default_factory=ServingPlan)  # the module's DeltaStream
 
 
 def lower(template: Template) -> Plan:

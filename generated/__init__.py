@@ -25,12 +25,14 @@ __all__ = ["for_model_type", "get", "model_types", "names"]
 # other formats (``llama``, ``mistral``, ``qwen3_moe`` for Qwen3-Coder...), so guessing from the
 # model type would pick the wrong parser for some of them.
 _MODEL_TYPES: dict[str, tuple[str, ...]] = {
+    "apertus": ("apertus",),
     "cohere": ("cohere2",),
     "deepseek_v3": (),
     "deepseek_v31": (),
     "deepseek_v32": (),
     "deepseek_v4": ("deepseek_v4",),
     "ernie": ("ernie4_5", "ernie4_5_moe"),
+    "functiongemma": (),
     "gemma4": ("gemma4",),
     "gemma4_rtc": (),
     "gigachat3": (),
@@ -38,12 +40,17 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "gpt_oss": ("gpt_oss",),
     "granite3": (),
     "granite4": ("granitemoehybrid",),
+    "granite_20b_fc": (),
     "hunyuan_a13b": (),
     "hy_v3": (),
+    "hyperclovax": (),
+    "internlm2": ("internlm2",),
+    "jamba": (),
     "kimi_k2": ("kimi_k2",),
     "kimi_k3": (),
     "lfm2_5": ("lfm2",),
     "llama3": (),
+    "llama4": (),
     "longcat": (),
     "minimax_m1": (),
     "minimax_m2": ("minimax_m2",),
@@ -51,6 +58,10 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "mistral_magistral": (),
     "mistral_v3": (),
     "nemotron3": ("nemotron_h",),
+    "nemotron_nano2": (),
+    "olmo3": ("olmo3",),
+    "phi4_mini": (),
+    "pythonic": (),
     "qwen3": (
         "qwen2",
         "qwen2_moe",
@@ -70,6 +81,7 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "smollm3": ("smollm3",),
     "step3": (),
     "step3p5": (),
+    "xlam": (),
 }
 
 _NAMES: tuple[str, ...] = tuple(sorted(_MODEL_TYPES))

@@ -21,6 +21,7 @@ from rtc.runtime.content import parse_xml_inline
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
 from rtc.runtime.engine import CompiledParser, parse_once
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -516,3 +517,33 @@ def parse_response(
     if text.__class__ is str:
         return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", "tool_calls", None, "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        # 'tool_calls': sent whole once closed and checked: its tag_pattern may match without a
+        # key.
+        CallPlan(),
+        None,
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", None, None, _FIRST_SCAN_OUTSIDE)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

@@ -104,6 +104,7 @@ class CompiledParser:
         "_out",
         "_tools",
         "_finalized",
+        "_commit",
     )
 
     def __init__(self, prefix: str | None = None, *, tools: Sequence[Any] | None = None) -> None:
@@ -118,6 +119,7 @@ class CompiledParser:
         self._parts: list[str] = []
         self._captures: dict[str, str] = {}
         self._finalized = False
+        self._commit: tuple[int, int] | None = None
         self.initial_events: list[dict[str, Any]] = []
         if prefix:
             truncated = self._truncate(prefix)
@@ -237,6 +239,9 @@ class CompiledParser:
                 if start > pos:
                     self._route(events, buf[pos:start])
                 self._pos = end
+                # Where this delimiter starts and what it does, for subclasses that need the
+                # raw text of a region (the OpenAI delta layer, rtc.runtime.openai).
+                self._commit = (start, target)
                 if target >= 0:
                     self._close(events)
                     self._open(events, target, match)

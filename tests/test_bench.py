@@ -77,7 +77,7 @@ def test_cli_quick_table_and_json(template_file: Path, tmp_path: Path) -> None:
     assert "== tiny" in text
     assert "construction (" in text
     assert "Summary (median over templates)" in text
-    for target in ("≥8.00x", "≤2.50x", "≥12.0x", "≥5.00x", "≤1.20x"):
+    for target in ("≥8.00x", "≤2.50x", "≥12.0x", "≥5.00x", "≤1.20x", "≤1.50x"):
         assert target in text
     assert "rtc bench: [1/1] tiny: short" in result.stderr
 
@@ -101,9 +101,15 @@ def test_cli_quick_table_and_json(template_file: Path, tmp_path: Path) -> None:
     for workload in record["workloads"]:
         assert set(workload) >= {"name", "description", "chars", "bytes", "runs"}
         assert "mismatch" not in workload
-        assert [r["mode"] for r in workload["runs"]] == ["one-shot", "stream", "stream"]
-        for run in workload["runs"]:
+        modes = [r["mode"] for r in workload["runs"]]
+        assert modes == ["one-shot", "stream", "stream", "deltas"]
+        for run in workload["runs"][:-1]:
             _check_run(run, reference)
+        deltas = workload["runs"][-1]
+        assert deltas["chunk"] == 3 and deltas["deltas_over_rtc"] is not None
+        assert deltas["rtc"]["status"] == deltas["deltas"]["status"] == "ok"
+        assert (deltas["speedup"] is not None) == reference
+    assert "OpenAI deltas, short in 3-char chunks: ResponseParser" in text
     construction = record["construction"]
     assert construction["rtc"]["status"] == "ok"
     assert construction["prompt_chars"] > 1000
@@ -184,6 +190,11 @@ def test_function_api_without_reference() -> None:
     assert report["summary"]["per_template"]["tiny"]["linearity"] is not None
     table = bench.format_report(report)
     assert "measured again interleaved" in table and "Summary" in table
+    assert report["summary"]["per_template"]["tiny"]["deltas_over_rtc"] is None  # no 16k
+    plain = replace(config, deltas=False, sizes=(1024,))
+    without = bench.run_benchmark([("tiny", TEMPLATE)], plain)
+    modes = {r["mode"] for w in without["templates"][0]["workloads"] for r in w["runs"]}
+    assert modes == {"one-shot", "stream"}
 
 
 def test_function_api_abuse_structure() -> None:

@@ -50,6 +50,8 @@ class BenchConfig:
     """Which sample of a measurement stands for it ("min" or "median"). The minimum by default:
     it is the least disturbed by other processes on a shared machine; JSON keeps both."""
     quick: bool = False
+    deltas: bool = True
+    """Also time OpenAI deltas (``DeltaStream``) beside the parser, in the headline chunk size."""
 
     @property
     def linearity_sizes(self) -> tuple[int, int]:
@@ -86,6 +88,8 @@ TARGETS: dict[str, tuple[str, float]] = {
     "linearity": ("<=", 1.2),
     # issue 5: cost per character must not grow with the length of the text.
     "abuse_linearity": ("<=", 1.2),
+    # issue 9: OpenAI deltas cost at most this much more than the parser they come from.
+    "deltas_over_rtc": ("<=", 1.5),
 }
 
 Progress = Callable[[str], None]

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from .config import size_label
+from .deltas import delta_lines
 
 
 def _num(value: float | None, suffix: str = "", digits: int = 3) -> str:
@@ -73,7 +74,7 @@ def format_report(report: dict[str, Any]) -> str:
             continue
         rows = []
         for entry in record["workloads"]:
-            for index, run in enumerate(entry["runs"]):
+            for index, run in enumerate(r for r in entry["runs"] if r["mode"] != "deltas"):
                 mode = "one-shot" if run["mode"] == "one-shot" else f"stream/{run['chunk']}"
                 rows.append(
                     [
@@ -92,13 +93,14 @@ def format_report(report: dict[str, Any]) -> str:
                 )
         if rows:
             lines += _table(rows, header)
+        lines += delta_lines(record, _cell, _num)
         details: dict[str, list[str]] = {}
         for entry in record["workloads"]:
             if "mismatch" in entry:
                 lines.append(f"  ! {entry['name']}: {entry['mismatch']}")
             for run in entry["runs"]:
-                mode = "one-shot" if run["mode"] == "one-shot" else f"stream/{run['chunk']}"
-                for side in ("rtc", "reference", "reference_loaded"):
+                mode = run["mode"] if run["mode"] != "stream" else f"stream/{run['chunk']}"
+                for side in ("rtc", "deltas", "reference", "reference_loaded"):
                     status = run.get(side, {}).get("status", "ok")
                     if status not in ("ok", "timeout"):
                         details.setdefault(f"{side}: {status}", []).append(

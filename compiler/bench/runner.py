@@ -16,6 +16,7 @@ from ..codegen import load
 from ..version import __version__
 from .abuse import abuse_runs
 from .config import FULL, BenchConfig, Progress, size_label
+from .deltas import delta_run
 from .sides import Reference, Sides, load_reference
 from .summary import summarize
 from .timing import Measured, Op, capped_call, chunked, describe_failure, measure, ratio, stream_op
@@ -157,6 +158,8 @@ def _runs(
         chunks = chunked(text, size)
         timed = gate.measure(sides.stream_ops(chunks, config), f"stream/{size}", len(text))
         runs.append(_run_record("stream", size, len(chunks), nbytes, timed, config))
+    if config.deltas:
+        runs.append(delta_run(sides, text, nbytes, gate.measure, config))
     return runs
 
 

@@ -22,6 +22,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
     headline = f"reasoning-{size_label(config.headline_size)}"
     large = f"reasoning-{size_label(max(config.sizes))}"
     stream = _find_run(record, headline, "stream", config.headline_chunk) or {}
+    deltas = _find_run(record, headline, "deltas", config.headline_chunk) or {}
     short = _find_run(record, "short", "one-shot", None) or {}
     big = _find_run(record, large, "one-shot", None) or {}
     linearity = record.get("linearity", {})
@@ -45,6 +46,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         "linearity": linear.get("rtc"),
         "linearity_reference": linear.get("reference"),
         "abuse_linearity": max(known) if known else None,
+        "deltas_over_rtc": deltas.get("deltas_over_rtc"),
     }
 
 
@@ -63,6 +65,8 @@ def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, 
         ],
     }
     runs["stream_floor"] = runs["stream_speedup"]
+    deltas = _find_run(record, headline, "deltas", config.headline_chunk)
+    runs["deltas_over_rtc"] = [{"rtc": (deltas or {}).get("deltas", {})}]
     abuse = record.get("abuse", {})
     runs["abuse_linearity"] = [
         {"rtc": abuse.get("stream", {}).get("rtc", {})},
@@ -94,6 +98,7 @@ def _labels(config: BenchConfig) -> dict[str, str]:
         "linearity_reference": f"linearity per chunk {size_label(large)} / "
         f"{size_label(small)} (reference)",
         "abuse_linearity": "abuse: worst per-char cost growth (rtc)",
+        "deltas_over_rtc": f"OpenAI deltas per chunk ({config.headline_chunk}-char, {head}) / rtc",
     }
 
 

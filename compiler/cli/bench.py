@@ -81,6 +81,9 @@ def _template_name(source: str) -> str:
     show_default=True,
     help="wall: time.perf_counter_ns; cpu: the thread's CPU time (steadier on a loaded machine).",
 )
+@click.option(
+    "--no-deltas", is_flag=True, help="Do not time OpenAI deltas (DeltaStream) beside the parser."
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 def bench_command(
     source: str | None,
@@ -92,6 +95,7 @@ def bench_command(
     workloads: tuple[str, ...],
     statistic: str,
     clock: str,
+    no_deltas: bool,
     quiet: bool,
 ) -> None:
     """Benchmark the parser of SOURCE (or of the whole --catalogue) against transformers.
@@ -147,6 +151,7 @@ def bench_command(
         workloads=tuple(workloads),
         statistic=statistic,
         clock=clock,
+        deltas=not no_deltas,
     )
 
     def progress(message: str) -> None:
