@@ -43,8 +43,9 @@ FORMATTER_OFF = "# fmt: off\n"
 
 A user's formatter runs with the user's settings (line length, quote style, preview features)
 and the user's version of black or ruff, whose style changes from year to year; any change it
-made would make ``rtc check`` report the module stale. So rtc formats the module itself (black,
-pinned, at line length 100) and the header turns formatters off for everything below it.
+made would make ``rtc check`` report the module stale. So rtc formats the module itself (black
+within one year's style, ``black>=26.1,<27``, at line length 100) and the header turns formatters
+off for everything below it.
 """
 
 

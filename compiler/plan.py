@@ -29,19 +29,23 @@ class Watch:
     """One delimiter watched in one state, in tie-break order."""
 
     comment: str
-    kind: str  # "literal" (single literal, str.find), "lookahead" (see prefilter) or "regex"
+    # "literal" (single literal, str.find), "literals" (a literal list, str.find of each),
+    # "lookahead" (see prefilter) or "regex"
+    kind: str
     target: int  # field index to open, or -2 for the close of the current region
     literal: str = ""  # name of the constant holding the literal, for kind == "literal"
     length: str = ""  # name of the constant holding its length
-    tail_const: str = ""
-    regex_const: str = ""
+    regex_const: str = ""  # the compiled pattern, searched in partial mode (kind == "regex")
+    literals_const: str = ""  # the literal list (kind == "literals"; see matching.find_any)
     grows_at_edge: bool = True  # a complete match ending at the buffer end stays pending
     captures: bool = False  # pass the match on: the open pattern has named groups
     rank: int = 0  # tie-break among equal spans: opens before closes, then field name
-    ws_lead_const: str = ""  # end-of-stream search for a \s*-led pattern (see prefilter)
-    list_maxlen: int = 0  # a literal list: its longest literal (bounds end-of-stream search)
     memo: int = 0  # slot of this watch in the end-of-stream memo
-    led_by_literal: bool = False  # its searched pattern has a literal prefix (RegexConst)
+    eos: Any = None  # how it is found at the end of the stream (lowering.eos.EosSearch)
+    eos_lines: list[str] = field(default_factory=list)  # that search's code (sets i, j, m)
+    eos_note: str = ""  # what the search does, for the comment above it
+    can_be_empty: bool = True  # it may match the empty string (or it is not known)
+    groups_const: str = ""  # captures: its named groups by number (the pattern giving `m`)
 
 
 @dataclass
@@ -54,6 +58,8 @@ class State:
     first_chars: tuple[str, list[str]] | None = None
     # Every watched delimiter needs at least one character: nothing can match at the end.
     empty_at_end: bool = False
+    # Its end-of-stream searches test whether the rest of the text is long (long_text).
+    eos_long: bool = False
 
 
 @dataclass
@@ -66,6 +72,9 @@ class FastPath:
     name_literal: str
     dirty: bool
     lazy_open: bool  # the implicit field opens on its first text; explicit ones are open
+    # The same test as data for the OpenAI delta layer: a character, or the name of the
+    # frozenset or pattern constant (see rtc.runtime.openai).
+    probe: str = ""
 
 
 @dataclass
@@ -99,6 +108,20 @@ class FieldPlan:
     dirty: bool
     store: int
     join_literal: str
+    coercible: bool = True  # its value can be a list or dict, which tool typing revisits
+
+
+@dataclass
+class ServingPlan:
+    """The attributes of the module's ``DeltaStream``, as source (see lowering.serving)."""
+
+    roles: str = "()"
+    strip: str = "()"
+    # Per field: the lines of a comment and the expression of its CallPlan (or None).
+    calls: list[tuple[list[str], str]] = field(default_factory=list)
+    clear: str = "()"
+    patterns: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, pattern
+    uses_calls: bool = False
 
 
 @dataclass
@@ -108,6 +131,10 @@ class Plan:
     regexes: list[RegexConst] = field(default_factory=list)
     literal_consts: list[LiteralConst] = field(default_factory=list)
     data_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, expr
+    # Content parsers precompiled from content_args (lowering.content): constants (name,
+    # comment, expr) and value-parser functions (name, comment, expression over ``raw``).
+    content_consts: list[tuple[str, str, str]] = field(default_factory=list)
+    value_functions: list[tuple[str, str, str]] = field(default_factory=list)
     fields: list[FieldPlan] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
     scanner_table: list[str] = field(default_factory=list)
@@ -131,6 +158,15 @@ class Plan:
     memo_size: int = 0
     fast_paths: list[FastPath] = field(default_factory=list)
     fast_consts: list[tuple[str, str]] = field(default_factory=list)  # (name, frozenset expr)
+    # Literal lists for matching.find_any: (name, comment, tuple expr), see lowering.eos.
+    literal_lists: list[tuple[str, str, str]] = field(default_factory=list)
+    # The one-shot pass (_run_to_end): each state with the test of ``cur`` that selects it.
+    pass_states: list[tuple[str, State]] = field(default_factory=list)
+    pass_empty: bool = True  # some delimiter may match the empty string (stall checks needed)
+    group_tables: list[tuple[str, str]] = field(default_factory=list)  # (name, pattern const)
+    pass_captures: bool = True  # some open pattern passes captures on
+    engine_imports: list[str] = field(default_factory=lambda: ["CompiledParser"])
+    serving: ServingPlan = field(default_factory=ServingPlan)  # the module's DeltaStream
 
 
 def lower(template: Template) -> Plan:

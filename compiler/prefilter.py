@@ -223,24 +223,7 @@ def lookahead_literal(pattern: str) -> str | None:
             break
     else:
         return None
-    out = []
-    i = 0
-    while i < len(inner):
-        c = inner[i]
-        if c == "\\":
-            if i + 1 >= len(inner):
-                return None
-            e = inner[i + 1]
-            if e.isalnum() or not e.isascii():
-                return None
-            out.append(e)
-            i += 2
-            continue
-        if c in _SPECIAL:
-            return None
-        out.append(c)
-        i += 1
-    return "".join(out) or None
+    return literal_text(inner)
 
 
 def literal_prefix(pattern: str) -> str | None:
@@ -280,3 +263,101 @@ def literal_prefix(pattern: str) -> str | None:
         out.append(char)
         i += step
     return "".join(out) or None
+
+
+def literal_text(pattern: str) -> str | None:
+    """The text a pattern made only of ordinary and escaped characters matches, else None.
+
+    Such a pattern (no flags, classes, groups, quantifiers or assertions) matches exactly that
+    text and nothing else, like ``str.find`` would find it.
+    """
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= len(pattern):
+                return None
+            e = pattern[i + 1]
+            if e in _CHAR_ESCAPES:
+                out.append(_CHAR_ESCAPES[e])
+            elif not e.isalnum() and e.isascii():
+                out.append(e)
+            else:
+                return None
+            i += 2
+            continue
+        if c in _SPECIAL:
+            return None
+        out.append(c)
+        i += 1
+    return "".join(out) or None
+
+
+def literal_then_spaces(pattern: str) -> str | None:
+    """For ``L\\s*`` with a literal L, L; else None.
+
+    Its leftmost match starts at the first occurrence of L (``\\s*`` may match nothing) and
+    ends after the whitespace run that follows it (greedy, and nothing comes after it).
+    """
+    if not pattern.endswith("\\s*"):
+        return None
+    # The head must decode completely, so that `\s*` starts a token of its own (in `a\\s*`
+    # the backslash is escaped and the head `a\` does not decode).
+    return literal_text(pattern[:-3])
+
+
+def literal_alternatives(pattern: str) -> tuple[str, ...] | None:
+    """For ``L1|L2|...`` (possibly in one ``(?:...)``) of literals none of which is a prefix of
+    another, the literals; else None.
+
+    At any position at most one of them can match (two matching at one position would make one
+    a prefix of the other), so the leftmost match is the leftmost occurrence of any of them,
+    whatever the order of the alternatives.
+    """
+    inner = pattern
+    if inner.startswith("(?:") and inner.endswith(")"):
+        inner = inner[3:-1]
+    alternatives: list[str] = []
+    current = ""
+    i = 0
+    while i < len(inner):
+        c = inner[i]
+        if c == "\\":
+            current += inner[i : i + 2]
+            i += 2
+            continue
+        if c in "()":
+            return None  # a group inside: not a flat list of literals
+        if c == "|":
+            alternatives.append(current)
+            current = ""
+        else:
+            current += c
+        i += 1
+    alternatives.append(current)
+    literals = [literal_text(a) for a in alternatives]
+    if len(literals) < 2 or any(lit is None for lit in literals):
+        return None
+    found = tuple(dict.fromkeys(lit for lit in literals if lit is not None))
+    if any(a != b and a.startswith(b) for a in found for b in found):
+        return None
+    return found
+
+
+def dollar_alternative(pattern: str) -> tuple[str, bool] | None:
+    """For ``R|$`` or ``R|\\Z`` at the top level, ``(R, is_dollar)``; else None.
+
+    Only for R in the subset above (no assertions, flags or back-references: a match at a
+    position depends only on the text from there) that cannot match the empty string. The
+    leftmost match of the whole pattern is then R's leftmost match if it starts at or before
+    the first position where the end alternative holds (``$``: before a final newline or at the
+    end; ``\\Z``: at the end), R being tried first there; else the empty match at that position.
+    """
+    for tail, is_dollar in (("|$", True), ("|\\Z", False)):
+        if pattern.endswith(tail):
+            rest = pattern[: -len(tail)]
+            # An escaped bar (`a\|$`) leaves a trailing backslash, which does not parse.
+            if rest and first_fragments(rest) is not None:
+                return rest, is_dollar
+    return None

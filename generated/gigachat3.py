@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import regex
-
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.content import json_value
+from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -47,20 +48,23 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
+# Literal lists, each as (literal, length, index of its rarest character), longest first: the
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
 # open 'tool_calls': literals ['<|message_sep|>\n\nfunction call...', '<|function_call|>']
-_OPEN_TOOL_CALLS = regex.compile(
-    "<\\|message_sep\\|>\\\n\\\nfunction\\ call<\\|role_sep\\|>\\\n|<\\|function_call\\|>",
-    regex.DOTALL,
+_OPEN_TOOL_CALLS_LITERALS = (
+    ("<|message_sep|>\n\nfunction call<|role_sep|>\n", 43, 40),
+    ("<|function_call|>", 17, 15),
 )
 # close 'content': literals ['<|message_sep|>', '</s>']
-_CLOSE_CONTENT = regex.compile("<\\|message_sep\\|>|</s>", regex.DOTALL)
+_CLOSE_CONTENT_LITERALS = (
+    ("<|message_sep|>", 15, 13),
+    ("</s>", 4, 3),
+)
 # close 'tool_calls': literals ['<|message_sep|>', '</s>']
-_CLOSE_TOOL_CALLS = regex.compile("<\\|message_sep\\|>|</s>", regex.DOTALL)
-
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
+_CLOSE_TOOL_CALLS_LITERALS = (
+    ("<|message_sep|>", 15, 13),
+    ("</s>", 4, 3),
+)
 
 
 # ---- Field values: content parser, then transform ----
@@ -68,7 +72,7 @@ _ARGS_TOOL_CALLS: Any = {}
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_value(body)
     return {"type": "function", "function": content}
 
 
@@ -84,8 +88,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -96,80 +101,63 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'tool_calls': literals ['<|message_sep|>\n\nfunction call...', '<|function_call|>']
     if eos:
+        # open 'tool_calls': literals ['<|message_sep|>\n\nfunction call...', '<|function_call|>']: str.find of each literal
         r = memo[0]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _OPEN_TOOL_CALLS.search(buf, pos)
-                r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 43:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _OPEN_TOOL_CALLS.search(buf, pos, min(n, start + 43))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[0] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 0
-    else:
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 0
-    # close 'content': literals ['<|message_sep|>', '</s>']
-    if eos:
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _OPEN_TOOL_CALLS_LITERALS, pos, n + 1)
+            memo[0] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 0
+        # close 'content': literals ['<|message_sep|>', '</s>']: str.find of each literal
         r = memo[1]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_CONTENT.search(buf, pos)
-                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 15:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_CONTENT.search(buf, pos, min(n, start + 15))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[1] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        elif target == -1:
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            memo[1] = (pos, i, j)
+        else:
+            # Literals starting after the candidate cannot win: look only up to it.
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if i >= 0:
+                memo[1] = (pos, i, j)
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 1
+    else:
+        # open 'tool_calls': literals ['<|message_sep|>\n\nfunction call...', '<|function_call|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _OPEN_TOOL_CALLS_LITERALS, pos, n + 1)
+        if i >= 0:
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 0, None, 0
+        else:
+            i = tail_any(buf, pos, _OPEN_TOOL_CALLS_LITERALS)
+            if i < hold:
+                hold = i
+        # close 'content': literals ['<|message_sep|>', '</s>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 1
-    else:
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 1
+        else:
+            i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -184,47 +172,124 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': literals ['<|message_sep|>', '</s>']
     if eos:
+        # close 'tool_calls': literals ['<|message_sep|>', '</s>']: str.find of each literal
         r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_TOOL_CALLS.search(buf, pos)
-                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 15:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_TOOL_CALLS.search(buf, pos, min(n, start + 15))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[2] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+            memo[2] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'tool_calls': literals ['<|message_sep|>', '</s>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_TOOL_CALLS_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 3
+    while True:
+        start = end = target = rank = -1
+        if cur == 0:
+            # Inside 'tool_calls': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'tool_calls': literals ['<|message_sep|>', '</s>']: str.find of each literal
+                r = memo[2]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+                    memo[2] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the implicit field 'content'.
+            if pos < n:  # every delimiter here needs at least one more character
+                # open 'tool_calls': literals ['<|message_sep|>\n\nfunction call...', '<|function_call|>']: str.find of each literal
+                r = memo[0]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _OPEN_TOOL_CALLS_LITERALS, pos, n + 1)
+                    memo[0] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 0, None, 0
+                # close 'content': literals ['<|message_sep|>', '</s>']: str.find of each literal
+                r = memo[1]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                elif target == -1:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                    memo[1] = (pos, i, j)
+                else:
+                    # Literals starting after the candidate cannot win: look only up to it.
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                    if i >= 0:
+                        memo[1] = (pos, i, j)
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, -2, None, 1
+        # (No delimiter here can match the empty string: every commit consumes text.)
+        stop = n if target == -1 else start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out.setdefault("tool_calls", []).append(value)
+            else:
+                value = _finish_content(body, captures)
+                store_value(out, "content", 2, "", value)
+        if target == -1:
+            return
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            opened = True
+        else:
+            cur = 1
+            opened = False
 
 
 class ResponseParser(CompiledParser):
@@ -248,6 +313,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 3
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""
@@ -322,3 +388,30 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (False, True)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", "<")
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

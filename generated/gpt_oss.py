@@ -17,11 +17,20 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.content import json_or_text
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    find_any,
+    find_literal,
+    literal_tail,
+    search_literal_led,
+    tail_any,
+)
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -73,6 +82,33 @@ _OPEN_THINKING = "<|channel|>analysis<|message|>"
 _OPEN_THINKING_LEN = len(_OPEN_THINKING)
 _OPEN_THINKING_RARE = 28  # '|'
 
+# Literal lists, each as (literal, length, index of its rarest character), longest first: the
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
+_CLOSE_THINKING_LITERALS = (
+    ("<|return|>", 10, 8),
+    ("<|call|>", 8, 6),
+    ("<|end|>", 7, 5),
+)
+# close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
+_CLOSE_CONTENT_LITERALS = (
+    ("<|return|>", 10, 8),
+    ("<|call|>", 8, 6),
+    ("<|end|>", 7, 5),
+)
+# close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
+_CLOSE_TOOL_CALLS_LITERALS = (
+    ("<|return|>", 10, 8),
+    ("<|call|>", 8, 6),
+    ("<|end|>", 7, 5),
+)
+# close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
+_CLOSE_BUILTIN_TOOL_CALLS_LITERALS = (
+    ("<|return|>", 10, 8),
+    ("<|call|>", 8, 6),
+    ("<|end|>", 7, 5),
+)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...'
 _OPEN_BUILTIN_TOOL_CALLS = regex.compile(
@@ -92,18 +128,11 @@ _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)\\s*<\\|channel\\|>\\w+(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>|<\\|channel\\|>\\w+\\s+to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
     regex.DOTALL,
 )
-# close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
-_CLOSE_THINKING = regex.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>", regex.DOTALL)
-# close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
-_CLOSE_CONTENT = regex.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>", regex.DOTALL)
-# close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
-_CLOSE_TOOL_CALLS = regex.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>", regex.DOTALL)
-# close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
-_CLOSE_BUILTIN_TOOL_CALLS = regex.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>", regex.DOTALL)
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {"allow_non_json": True}
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_BUILTIN_TOOL_CALLS_GROUPS = tuple(_OPEN_BUILTIN_TOOL_CALLS.groupindex.items())
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
 
 
 # ---- Field values: content parser, then transform ----
@@ -123,7 +152,7 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_or_text(body, strip=True)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -139,8 +168,9 @@ def _finish_builtin_tool_calls(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the null sink (no implicit field: text here is dropped).
@@ -149,38 +179,84 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'thinking': literal '<|channel|>analysis<|message|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_THINKING, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 2
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_THINKING)
-        if i < hold:
-            hold = i
-    # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...'
     if eos:
+        long_text = n - pos >= LONG_SPAN
+        # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                memo[0] = (pos, i)
+        else:
+            i = buf.find(_OPEN_THINKING, pos)
+        j = i + _OPEN_THINKING_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 2
+        # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...': the regex module
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 3, m, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 3, m, 0
+        # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 2, m, 3
+        # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...': the regex module (long text: between its literal prefix)
+        r = memo[3]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            # Only an occurrence by the candidate's start could give a match that wins.
+            stop = n if target == -1 else start + len(_OPEN_CONTENT_PREFIX)
+            i = (
+                buf.find(_OPEN_CONTENT_PREFIX, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(buf, _OPEN_CONTENT_PREFIX, pos, stop, _OPEN_CONTENT_RARE)
+            )
+            if i < 0:
+                r = (pos, -1, -1, None)
+                if target == -1:
+                    memo[3] = r
+            else:
+                m = _OPEN_CONTENT.match(buf, i)
+                if m is None:
+                    m = search_literal_led(
+                        _OPEN_CONTENT, buf, i + 1, _OPEN_CONTENT_PREFIX, _OPEN_CONTENT_RARE
+                    )
+                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, None, 1
     else:
+        # open 'thinking': literal '<|channel|>analysis<|message|>'
+        i = buf.find(_OPEN_THINKING, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 2
+        else:
+            i = literal_tail(buf, pos, _OPEN_THINKING)
+            if i < hold:
+                hold = i
+        # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...'
         m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -193,21 +269,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, 3, m, 0
-    # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 2, m, 3
-    else:
+        # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -220,34 +282,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
             ):
                 start, end, target, found, rank = i, j, 2, m, 3
-    # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...'
-    if eos:
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if (
-                target != -1
-                and buf.find(_OPEN_CONTENT_PREFIX, pos, start + len(_OPEN_CONTENT_PREFIX)) < 0
-            ):
-                # No match can start by the candidate's start (each begins with the prefix).
-                r = (pos, -1, -1, None)
-            else:
-                m = (
-                    _OPEN_CONTENT.search(buf, pos)
-                    if n - pos < LONG_SPAN
-                    else search_literal_led(
-                        _OPEN_CONTENT, buf, pos, _OPEN_CONTENT_PREFIX, _OPEN_CONTENT_RARE
-                    )
-                )
-                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, None, 1
-    else:
+        # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...'
         m = _OPEN_CONTENT.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -274,43 +309,31 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
     if eos:
+        # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
         r = memo[4]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_THINKING.search(buf, pos)
-                r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 10:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_THINKING.search(buf, pos, min(n, start + 10))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[4] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+            memo[4] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_THINKING.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_THINKING_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -325,43 +348,31 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
     if eos:
+        # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
         r = memo[5]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_CONTENT.search(buf, pos)
-                r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 10:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_CONTENT.search(buf, pos, min(n, start + 10))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[5] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            memo[5] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -376,43 +387,31 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
     if eos:
+        # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
         r = memo[6]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_TOOL_CALLS.search(buf, pos)
-                r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 10:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_TOOL_CALLS.search(buf, pos, min(n, start + 10))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[6] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+            memo[6] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_TOOL_CALLS_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -429,47 +428,226 @@ def _scan_in_builtin_tool_calls(
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
     if eos:
+        # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
         r = memo[7]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_BUILTIN_TOOL_CALLS.search(buf, pos)
-                r = memo[7] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 10:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_BUILTIN_TOOL_CALLS.search(buf, pos, min(n, start + 10))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[7] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
+            memo[7] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_BUILTIN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 8
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = groups = None
+        if cur == 0:
+            # Inside 'thinking': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
+                r = memo[4]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+                    memo[4] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'content': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
+                r = memo[5]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                    memo[5] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 2:
+            # Inside 'tool_calls': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
+                r = memo[6]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+                    memo[6] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 3:
+            # Inside 'builtin_tool_calls': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
+                r = memo[7]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
+                    memo[7] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the null sink (no implicit field: text here is dropped).
+            long_text = n - pos >= LONG_SPAN
+            # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
+            if long_text:
+                # Long text: find by the rarest character, and remember.
+                r = memo[0]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i = r[1]
+                else:
+                    i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                    memo[0] = (pos, i)
+            else:
+                i = buf.find(_OPEN_THINKING, pos)
+            j = i + _OPEN_THINKING_LEN
+            if i >= 0:
+                start, end, target, found, rank = i, j, 0, None, 2
+            # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...': the regex module
+            r = memo[1]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos)
+                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0 and (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 3, m, 0
+                groups = _OPEN_BUILTIN_TOOL_CALLS_GROUPS
+            # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module
+            r = memo[2]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _OPEN_TOOL_CALLS.search(buf, pos)
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0 and (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 2, m, 3
+                groups = _OPEN_TOOL_CALLS_GROUPS
+            # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...': the regex module (long text: between its literal prefix)
+            r = memo[3]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                # Only an occurrence by the candidate's start could give a match that wins.
+                stop = n if target == -1 else start + len(_OPEN_CONTENT_PREFIX)
+                i = (
+                    buf.find(_OPEN_CONTENT_PREFIX, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _OPEN_CONTENT_PREFIX, pos, stop, _OPEN_CONTENT_RARE)
+                )
+                if i < 0:
+                    r = (pos, -1, -1, None)
+                    if target == -1:
+                        memo[3] = r
+                else:
+                    m = _OPEN_CONTENT.match(buf, i)
+                    if m is None:
+                        m = search_literal_led(
+                            _OPEN_CONTENT, buf, i + 1, _OPEN_CONTENT_PREFIX, _OPEN_CONTENT_RARE
+                        )
+                    r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0 and (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, None, 1
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if cur >= 0:
+            if stop > pos:
+                body = head + buf[pos:stop] if head else buf[pos:stop]
+                opened = True
+            else:
+                body = head
+            if opened:
+                # Close the current region: its value, typed by the tools, into the message.
+                if cur == 0:
+                    value = _finish_thinking(body, captures)
+                    store_value(out, "thinking", 2, "\n", value)
+                elif cur == 1:
+                    value = _finish_content(body, captures)
+                    store_value(out, "content", 2, "\n", value)
+                elif cur == 2:
+                    value = _finish_tool_calls(body, captures)
+                    if tools and isinstance(value, (list, dict)):
+                        value = coerce_tool_calls(value, tools)
+                    out.setdefault("tool_calls", []).append(value)
+                else:
+                    value = _finish_builtin_tool_calls(body, captures)
+                    if tools and isinstance(value, (list, dict)):
+                        value = coerce_tool_calls(value, tools)
+                    out.setdefault("builtin_tool_calls", []).append(value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            # The open match's named groups that took part, read by their numbers.
+            captures = (
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
+            )
+            opened = True
+        else:
+            cur = -1
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -499,6 +677,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 8
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""
@@ -604,3 +783,32 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", "content", "tool_calls", None)
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, True, False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        None,
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", "<", "<", "<")
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

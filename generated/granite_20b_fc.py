@@ -17,11 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
-from rtc.runtime.matching import LONG_SPAN, search_literal_led
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.content import json_value
+from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -49,20 +51,19 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
+# Literal delimiters, searched with str.find; over long text, by their rarest character first.
+# open 'tool_calls': pattern '<function_call>\\s*': its literal
+_OPEN_TOOL_CALLS = "<function_call>"
+_OPEN_TOOL_CALLS_LEN = len(_OPEN_TOOL_CALLS)
+_OPEN_TOOL_CALLS_RARE = 14  # '>'
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<function_call>\\s*'
-_OPEN_TOOL_CALLS = regex.compile("<function_call>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_OPEN_TOOL_CALLS_PREFIX = "<function_call>"
-_OPEN_TOOL_CALLS_RARE = 14  # '>'
+_OPEN_TOOL_CALLS_PATTERN = regex.compile("<function_call>\\s*", regex.DOTALL)
 # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|endoftext\\|>)\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*", regex.DOTALL)
-
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
 
 
 # ---- Field values: content parser, then transform ----
@@ -70,7 +71,7 @@ _ARGS_TOOL_CALLS: Any = {}
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_value(body)
     return {"type": "function", "function": content}
 
 
@@ -86,8 +87,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -98,21 +100,51 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*'
     if eos:
-        r = memo[0]
+        long_text = n - pos >= LONG_SPAN
+        # open 'tool_calls': pattern '<function_call>\\s*': str.find, then the whitespace after it
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
+                memo[0] = (pos, i)
+        else:
+            i = buf.find(_OPEN_TOOL_CALLS, pos)
+        j = i + _OPEN_TOOL_CALLS_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 0
+        # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*': the regex module
+        r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_CONTENT.search(buf, pos)
-            r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
+            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 1
+    else:
+        # open 'tool_calls': pattern '<function_call>\\s*'
+        m = _OPEN_TOOL_CALLS_PATTERN.search(buf, pos, partial=True)
+        if m is not None:
+            i, j = m.span()
+            if m.partial or j == n:
+                if i < hold:
+                    hold = i
+            elif (
                 target == -1
                 or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
-                start, end, target, found, rank = i, j, -2, None, 1
-    else:
+                start, end, target, found, rank = i, j, 0, None, 0
+        # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*'
         m = _CLOSE_CONTENT.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -125,46 +157,6 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 1
-    # open 'tool_calls': pattern '<function_call>\\s*'
-    if eos:
-        r = memo[1]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if (
-                target != -1
-                and buf.find(_OPEN_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_TOOL_CALLS_PREFIX)) < 0
-            ):
-                # No match can start by the candidate's start (each begins with the prefix).
-                r = (pos, -1, -1, None)
-            else:
-                m = (
-                    _OPEN_TOOL_CALLS.search(buf, pos)
-                    if n - pos < LONG_SPAN
-                    else search_literal_led(
-                        _OPEN_TOOL_CALLS, buf, pos, _OPEN_TOOL_CALLS_PREFIX, _OPEN_TOOL_CALLS_RARE
-                    )
-                )
-                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 0
-    else:
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -177,21 +169,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
     if eos:
+        # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -208,6 +196,105 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 3
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        if cur == 0:
+            # Inside 'tool_calls': only its close is watched.
+            # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module
+            r = memo[2]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_TOOL_CALLS.search(buf, pos)
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the implicit field 'content'.
+            if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
+                # open 'tool_calls': pattern '<function_call>\\s*': str.find, then the whitespace after it
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_TOOL_CALLS, pos)
+                j = i + _OPEN_TOOL_CALLS_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 0, None, 0
+                # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*': the regex module
+                r = memo[1]
+                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                    m = _CLOSE_CONTENT.search(buf, pos)
+                    r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                i, j, m = r[1], r[2], r[3]
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, -2, None, 1
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out.setdefault("tool_calls", []).append(value)
+            else:
+                value = _finish_content(body, captures)
+                store_value(out, "content", 2, "", value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            opened = True
+        else:
+            cur = 1
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -231,6 +318,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 3
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""
@@ -294,3 +382,30 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, None, "<")
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

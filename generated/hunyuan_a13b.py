@@ -17,12 +17,14 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
+from rtc.runtime.content import json_value
+from rtc.runtime.matching import LONG_SPAN, SPACES, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.tools import coerce_tool_calls
 from rtc.runtime.transform import apply
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -67,19 +69,29 @@ _OPEN_AFTER_TOOL_CALLS_RARE = 12  # '>'
 _OPEN_REASONING_CONTENT = "<think>"
 _OPEN_REASONING_CONTENT_LEN = len(_OPEN_REASONING_CONTENT)
 _OPEN_REASONING_CONTENT_RARE = 6  # '>'
+# open 'tool_calls': pattern '\\s*<tool_calls>\\s*', after its leading \s*: its literal
+_OPEN_TOOL_CALLS_AFTER_WS = "<tool_calls>"
+_OPEN_TOOL_CALLS_AFTER_WS_LEN = len(_OPEN_TOOL_CALLS_AFTER_WS)
+_OPEN_TOOL_CALLS_AFTER_WS_RARE = 11  # '>'
+
+# Literal lists, each as (literal, length, index of its rarest character), longest first: the
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# close 'content': literals ['<answer>', '</answer>', '</think>', '<|eos|>']
+_CLOSE_CONTENT_LITERALS = (
+    ("</answer>", 9, 8),
+    ("<answer>", 8, 7),
+    ("</think>", 8, 7),
+    ("<|eos|>", 7, 5),
+)
+# close 'reasoning_content': literals ['</think>', '<|eos|>']
+_CLOSE_REASONING_CONTENT_LITERALS = (
+    ("</think>", 8, 7),
+    ("<|eos|>", 7, 5),
+)
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\s*<tool_calls>\\s*'
-_OPEN_TOOL_CALLS = regex.compile("\\s*<tool_calls>\\s*", regex.DOTALL)
-# open 'tool_calls': pattern '\\s*<tool_calls>\\s*', after its leading \s*
-_OPEN_TOOL_CALLS_AFTER_WS = regex.compile("<tool_calls>\\s*", regex.DOTALL)
-# Every match begins with this text (a long search jumps between its occurrences).
-_OPEN_TOOL_CALLS_AFTER_WS_PREFIX = "<tool_calls>"
-_OPEN_TOOL_CALLS_AFTER_WS_RARE = 11  # '>'
-# close 'content': literals ['<answer>', '</answer>', '</think>', '<|eos|>']
-_CLOSE_CONTENT = regex.compile("</answer>|<answer>|</think>|<\\|eos\\|>", regex.DOTALL)
-# close 'reasoning_content': literals ['</think>', '<|eos|>']
-_CLOSE_REASONING_CONTENT = regex.compile("</think>|<\\|eos\\|>", regex.DOTALL)
+_OPEN_TOOL_CALLS_PATTERN = regex.compile("\\s*<tool_calls>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '\\s*(?=</tool_calls>)'
 _CLOSE_TOOL_CALLS = regex.compile("\\s*(?=</tool_calls>)", regex.DOTALL)
 # what \s matches, for whitespace-led patterns
@@ -89,8 +101,6 @@ _WHITESPACE = regex.compile("\\s", regex.DOTALL)
 _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 
 # Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
 # transform of 'tool_calls'
 _TRANSFORM_TOOL_CALLS: Any = {
     "type": "function",
@@ -109,7 +119,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_value(body)
     return apply("tool_calls", content, _TRANSFORM_TOOL_CALLS, True, captures)
 
 
@@ -131,8 +141,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -143,140 +154,133 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'after_tool_calls': literal '</tool_calls>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        long_text = n - pos >= LONG_SPAN
+        # open 'after_tool_calls': literal '</tool_calls>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_AFTER_TOOL_CALLS, pos, n, _OPEN_AFTER_TOOL_CALLS_RARE)
+                memo[0] = (pos, i)
         else:
-            i = find_literal(buf, _OPEN_AFTER_TOOL_CALLS, pos, n, _OPEN_AFTER_TOOL_CALLS_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_AFTER_TOOL_CALLS_LEN, 2, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_AFTER_TOOL_CALLS)
-        if i < hold:
-            hold = i
-    # open 'reasoning_content': literal '<think>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _OPEN_REASONING_CONTENT_LEN
-            i = (
-                buf.find(_OPEN_REASONING_CONTENT, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(
-                    buf, _OPEN_REASONING_CONTENT, pos, stop, _OPEN_REASONING_CONTENT_RARE
-                )
-            )
-            if i >= 0:
+            i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
+        j = i + _OPEN_AFTER_TOOL_CALLS_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 2, None, 0
+        # open 'reasoning_content': literal '<think>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
                 memo[1] = (pos, i)
+            else:
+                stop = start + _OPEN_REASONING_CONTENT_LEN
+                i = (
+                    buf.find(_OPEN_REASONING_CONTENT, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(
+                        buf, _OPEN_REASONING_CONTENT, pos, stop, _OPEN_REASONING_CONTENT_RARE
+                    )
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_OPEN_REASONING_CONTENT, pos)
+        else:
+            i = buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
+        j = i + _OPEN_REASONING_CONTENT_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, None, 1
+        # open 'tool_calls': pattern '\\s*<tool_calls>\\s*': str.find, then the whitespace after it, back over leading whitespace
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[2]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(
+                    buf, _OPEN_TOOL_CALLS_AFTER_WS, pos, n, _OPEN_TOOL_CALLS_AFTER_WS_RARE
+                )
+                memo[2] = (pos, i)
+        else:
+            i = buf.find(_OPEN_TOOL_CALLS_AFTER_WS, pos)
+        j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
+        if i >= 0 and j < n and buf[j].isspace():
+            j = SPACES.match(buf, j).end()  # the \s* after the literal
+        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+            i -= 1  # back over the whitespace the leading \s* takes
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, None, 2
+        # close 'content': literals ['<answer>', '</answer>', '</think>', '<|eos|>']: str.find of each literal
+        r = memo[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        elif target == -1:
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            memo[3] = (pos, i, j)
+        else:
+            # Literals starting after the candidate cannot win: look only up to it.
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if i >= 0:
+                memo[3] = (pos, i, j)
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 3
     else:
+        # open 'after_tool_calls': literal '</tool_calls>'
+        i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_AFTER_TOOL_CALLS_LEN, 2, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_AFTER_TOOL_CALLS)
+            if i < hold:
+                hold = i
+        # open 'reasoning_content': literal '<think>'
         i = (
             buf.find(_OPEN_REASONING_CONTENT, pos)
             if target == -1
             else buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _OPEN_REASONING_CONTENT_LEN > end - start
-                    or (_OPEN_REASONING_CONTENT_LEN == end - start and 1 < rank)
+        if i >= 0:
+            if (
+                target == -1
+                or i < start
+                or (
+                    i == start
+                    and (
+                        _OPEN_REASONING_CONTENT_LEN > end - start
+                        or (_OPEN_REASONING_CONTENT_LEN == end - start and 1 < rank)
+                    )
                 )
-            )
-        ):
-            start, end, target, found, rank = i, i + _OPEN_REASONING_CONTENT_LEN, 0, None, 1
-    elif not eos and (
-        target == -1
-        or (
+            ):
+                start, end, target, found, rank = i, i + _OPEN_REASONING_CONTENT_LEN, 0, None, 1
+        elif target == -1 or (
             n - _OPEN_REASONING_CONTENT_LEN < start
             and buf.find(_OPEN_REASONING_CONTENT, start + 1) < 0
-        )
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
-        if i < hold:
-            hold = i
-    # close 'content': literals ['<answer>', '</answer>', '</think>', '<|eos|>']
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_CONTENT.search(buf, pos)
-                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 9:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_CONTENT.search(buf, pos, min(n, start + 9))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[2] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 3
-    else:
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 3
-    # open 'tool_calls': pattern '\\s*<tool_calls>\\s*'
-    if eos:
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            # The pattern is \s* then a part that cannot begin with whitespace: find that
-            # part, then extend the match back over the whitespace before it.
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
-                if n - pos < LONG_SPAN
-                else search_literal_led(
-                    _OPEN_TOOL_CALLS_AFTER_WS,
-                    buf,
-                    pos,
-                    _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
-                    _OPEN_TOOL_CALLS_AFTER_WS_RARE,
-                )
-            )
-            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
-                i -= 1
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, None, 2
-    else:
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        ):
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': pattern '\\s*<tool_calls>\\s*'
+        m = _OPEN_TOOL_CALLS_PATTERN.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
             if m.partial or j == n:
@@ -288,6 +292,20 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
             ):
                 start, end, target, found, rank = i, j, 1, None, 2
+        # close 'content': literals ['<answer>', '</answer>', '</think>', '<|eos|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+        if i >= 0:
+            if (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 3
+        else:
+            i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -304,43 +322,31 @@ def _scan_in_reasoning_content(
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'reasoning_content': literals ['</think>', '<|eos|>']
     if eos:
+        # close 'reasoning_content': literals ['</think>', '<|eos|>']: str.find of each literal
         r = memo[4]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_REASONING_CONTENT.search(buf, pos)
-                r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 8:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_REASONING_CONTENT.search(buf, pos, min(n, start + 8))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[4] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+            memo[4] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'reasoning_content': literals ['</think>', '<|eos|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_REASONING_CONTENT_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -353,21 +359,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\s*(?=</tool_calls>)'
     if eos:
+        # close 'tool_calls': pattern '\\s*(?=</tool_calls>)': the regex module
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\s*(?=</tool_calls>)'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -391,6 +393,195 @@ def _scan_in_after_tool_calls(
     buf: str, pos: int, eos: bool, memo: Any
 ) -> tuple[int, int, int, int, Any]:
     return len(buf), -1, -1, -1, None
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 6
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        if cur == 0:
+            # Inside 'reasoning_content': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'reasoning_content': literals ['</think>', '<|eos|>']: str.find of each literal
+                r = memo[4]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+                    memo[4] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'tool_calls': only its close is watched.
+            # close 'tool_calls': pattern '\\s*(?=</tool_calls>)': the regex module
+            r = memo[5]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_TOOL_CALLS.search(buf, pos)
+                r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 2:
+            # Inside 'after_tool_calls': no close, the region runs to the end.
+            pass  # nothing is watched: the region runs to the end
+        else:
+            # Outside explicit regions: the implicit field 'content'.
+            if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
+                # open 'after_tool_calls': literal '</tool_calls>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(
+                            buf, _OPEN_AFTER_TOOL_CALLS, pos, n, _OPEN_AFTER_TOOL_CALLS_RARE
+                        )
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
+                j = i + _OPEN_AFTER_TOOL_CALLS_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 2, None, 0
+                # open 'reasoning_content': literal '<think>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[1]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(
+                            buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE
+                        )
+                        memo[1] = (pos, i)
+                    else:
+                        stop = start + _OPEN_REASONING_CONTENT_LEN
+                        i = (
+                            buf.find(_OPEN_REASONING_CONTENT, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(
+                                buf,
+                                _OPEN_REASONING_CONTENT,
+                                pos,
+                                stop,
+                                _OPEN_REASONING_CONTENT_RARE,
+                            )
+                        )
+                        if i >= 0:
+                            memo[1] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_OPEN_REASONING_CONTENT, pos)
+                else:
+                    i = buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
+                j = i + _OPEN_REASONING_CONTENT_LEN
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 0, None, 1
+                # open 'tool_calls': pattern '\\s*<tool_calls>\\s*': str.find, then the whitespace after it, back over leading whitespace
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[2]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(
+                            buf, _OPEN_TOOL_CALLS_AFTER_WS, pos, n, _OPEN_TOOL_CALLS_AFTER_WS_RARE
+                        )
+                        memo[2] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_TOOL_CALLS_AFTER_WS, pos)
+                j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
+                if i >= 0 and j < n and buf[j].isspace():
+                    j = SPACES.match(buf, j).end()  # the \s* after the literal
+                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                    i -= 1  # back over the whitespace the leading \s* takes
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 1, None, 2
+                # close 'content': literals ['<answer>', '</answer>', '</think>', '<|eos|>']: str.find of each literal
+                r = memo[3]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                elif target == -1:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                    memo[3] = (pos, i, j)
+                else:
+                    # Literals starting after the candidate cannot win: look only up to it.
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                    if i >= 0:
+                        memo[3] = (pos, i, j)
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, -2, None, 3
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_reasoning_content(body, captures)
+                out["reasoning_content"] = value
+            elif cur == 1:
+                value = _finish_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out["tool_calls"] = value
+            elif cur == 2:
+                value = _finish_after_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out["after_tool_calls"] = value
+            else:
+                value = _finish_content(body, captures)
+                store_value(out, "content", 2, "", value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            opened = True
+        else:
+            cur = 3
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -425,6 +616,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 6
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""
@@ -510,3 +702,32 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", "tool_calls", None, "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, False, True)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", None, frozenset(), _FIRST_SCAN_OUTSIDE)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

@@ -17,11 +17,20 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_xml_inline
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, search_literal_led
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.content import json_with, xml_inline_with
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    find_any,
+    find_literal,
+    literal_tail,
+    search_literal_led,
+    tail_any,
+)
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -75,6 +84,14 @@ _CLOSE_CONTENT = "<|im_end|>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
 _CLOSE_CONTENT_RARE = 8  # '|'
 
+# Literal lists, each as (literal, length, index of its rarest character), longest first: the
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# close 'thinking': literals ['</think>', '<|im_end|>']
+_CLOSE_THINKING_LITERALS = (
+    ("<|im_end|>", 10, 8),
+    ("</think>", 8, 7),
+)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>'
 _OPEN_EMPTY_TOOL_CALLS = regex.compile(
@@ -87,8 +104,6 @@ _OPEN_EMPTY_TOOL_CALLS_RARE = 17  # '|'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(", regex.DOTALL
 )
-# close 'thinking': literals ['</think>', '<|im_end|>']
-_CLOSE_THINKING = regex.compile("<\\|im_end\\|>|</think>", regex.DOTALL)
 # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()", regex.DOTALL
@@ -96,18 +111,28 @@ _CLOSE_TOOL_CALLS = regex.compile(
 # close 'empty_tool_calls': pattern ''
 _CLOSE_EMPTY_TOOL_CALLS = regex.compile("", regex.DOTALL)
 
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
+
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = frozenset("<)")
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {
-    "tag_pattern": "(?(DEFINE)(?P<pv>'(?:[^'\\\\]|\\\\.)*'|\\\"(?:[^\\\"\\\\]|\\\\.)*\\\"|\\[(?:\\s*(?&pv)\\s*,?)*\\s*\\]|\\{(?:\\s*(?&pv)\\s*:\\s*(?&pv)\\s*,?)*\\s*\\}|\\((?:\\s*(?&pv)\\s*,?)*\\s*\\)|[^\\s,()\\[\\]{}'\\\"=]+))(?P<key>\\w+)\\s*=\\s*(?P<value>(?&pv))",
-    "value_parser": {
-        "name": "json",
-        "args": {"string_delims": [["'", "'"]], "allow_non_json": True},
-    },
-}
+# Content parsers precompiled from content_args (the reference derives these on every close).
+# content_args of 'tool_calls': value_parser: string_delims "'"..."'"
+_TOOL_CALLS_VALUE_STRING_DELIMS = (
+    ("'", regex.compile(regex.escape("'") + "(.*?)" + regex.escape("'"), regex.DOTALL)),
+)
+# content_args of 'tool_calls': tag_pattern
+_TOOL_CALLS_TAG_PATTERN = regex.compile(
+    "(?(DEFINE)(?P<pv>'(?:[^'\\\\]|\\\\.)*'|\\\"(?:[^\\\"\\\\]|\\\\.)*\\\"|\\[(?:\\s*(?&pv)\\s*,?)*\\s*\\]|\\{(?:\\s*(?&pv)\\s*:\\s*(?&pv)\\s*,?)*\\s*\\}|\\((?:\\s*(?&pv)\\s*,?)*\\s*\\)|[^\\s,()\\[\\]{}'\\\"=]+))(?P<key>\\w+)\\s*=\\s*(?P<value>(?&pv))",
+    regex.DOTALL,
+)
+
+
+# content_args of 'tool_calls': value_parser json with 'string_delims', 'allow_non_json'
+def _value_tool_calls(raw: Any) -> Any:
+    return json_with(raw, _TOOL_CALLS_VALUE_STRING_DELIMS, unquoted_keys=False, non_json=1)
 
 
 # ---- Field values: content parser, then transform ----
@@ -121,7 +146,9 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_xml_inline(body, _ARGS_TOOL_CALLS)
+    content = xml_inline_with(
+        body, _TOOL_CALLS_TAG_PATTERN, value=_value_tool_calls, merge_duplicates=False
+    )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -143,8 +170,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -155,82 +183,133 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'thinking': literal '<think>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        long_text = n - pos >= LONG_SPAN
+        # open 'thinking': literal '<think>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                memo[0] = (pos, i)
         else:
-            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_THINKING, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 1
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_THINKING)
-        if i < hold:
-            hold = i
-    # close 'content': literal '<|im_end|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _CLOSE_CONTENT_LEN
-            i = (
-                buf.find(_CLOSE_CONTENT, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
-            )
-            if i >= 0:
+            i = buf.find(_OPEN_THINKING, pos)
+        j = i + _OPEN_THINKING_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 1
+        # close 'content': literal '<|im_end|>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
                 memo[1] = (pos, i)
+            else:
+                stop = start + _CLOSE_CONTENT_LEN
+                i = (
+                    buf.find(_CLOSE_CONTENT, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_CLOSE_CONTENT, pos)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 3
+        # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(': the regex module
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, m, 2
+        # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>': the regex module (long text: between its literal prefix)
+        r = memo[3]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            # Only an occurrence by the candidate's start could give a match that wins.
+            stop = n if target == -1 else start + len(_OPEN_EMPTY_TOOL_CALLS_PREFIX)
+            i = (
+                buf.find(_OPEN_EMPTY_TOOL_CALLS_PREFIX, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(
+                    buf, _OPEN_EMPTY_TOOL_CALLS_PREFIX, pos, stop, _OPEN_EMPTY_TOOL_CALLS_RARE
+                )
+            )
+            if i < 0:
+                r = (pos, -1, -1, None)
+                if target == -1:
+                    memo[3] = r
+            else:
+                m = _OPEN_EMPTY_TOOL_CALLS.match(buf, i)
+                if m is None:
+                    m = search_literal_led(
+                        _OPEN_EMPTY_TOOL_CALLS,
+                        buf,
+                        i + 1,
+                        _OPEN_EMPTY_TOOL_CALLS_PREFIX,
+                        _OPEN_EMPTY_TOOL_CALLS_RARE,
+                    )
+                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 2, None, 0
     else:
+        # open 'thinking': literal '<think>'
+        i = buf.find(_OPEN_THINKING, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 1
+        else:
+            i = literal_tail(buf, pos, _OPEN_THINKING)
+            if i < hold:
+                hold = i
+        # close 'content': literal '<|im_end|>'
         i = (
             buf.find(_CLOSE_CONTENT, pos)
             if target == -1
             else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _CLOSE_CONTENT_LEN > end - start
-                    or (_CLOSE_CONTENT_LEN == end - start and 3 < rank)
-                )
-            )
-        ):
-            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 3
-    elif not eos and (
-        target == -1 or (n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0)
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\('
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if i >= 0:
             if (
                 target == -1
                 or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                or (
+                    i == start
+                    and (
+                        _CLOSE_CONTENT_LEN > end - start
+                        or (_CLOSE_CONTENT_LEN == end - start and 3 < rank)
+                    )
+                )
             ):
-                start, end, target, found, rank = i, j, 1, m, 2
-    else:
+                start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 3
+        elif target == -1 or (
+            n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0
+        ):
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _CLOSE_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\('
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -243,41 +322,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
             ):
                 start, end, target, found, rank = i, j, 1, m, 2
-    # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>'
-    if eos:
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if (
-                target != -1
-                and buf.find(
-                    _OPEN_EMPTY_TOOL_CALLS_PREFIX, pos, start + len(_OPEN_EMPTY_TOOL_CALLS_PREFIX)
-                )
-                < 0
-            ):
-                # No match can start by the candidate's start (each begins with the prefix).
-                r = (pos, -1, -1, None)
-            else:
-                m = (
-                    _OPEN_EMPTY_TOOL_CALLS.search(buf, pos)
-                    if n - pos < LONG_SPAN
-                    else search_literal_led(
-                        _OPEN_EMPTY_TOOL_CALLS,
-                        buf,
-                        pos,
-                        _OPEN_EMPTY_TOOL_CALLS_PREFIX,
-                        _OPEN_EMPTY_TOOL_CALLS_RARE,
-                    )
-                )
-                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 2, None, 0
-    else:
+        # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>'
         m = _OPEN_EMPTY_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -304,43 +349,31 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'thinking': literals ['</think>', '<|im_end|>']
     if eos:
+        # close 'thinking': literals ['</think>', '<|im_end|>']: str.find of each literal
         r = memo[4]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_THINKING.search(buf, pos)
-                r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 10:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_THINKING.search(buf, pos, min(n, start + 10))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[4] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+            memo[4] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'thinking': literals ['</think>', '<|im_end|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_THINKING.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_THINKING_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -353,21 +386,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()'
     if eos:
+        # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()': the regex module
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -394,21 +423,17 @@ def _scan_in_empty_tool_calls(
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'empty_tool_calls': pattern ''
     if eos:
+        # close 'empty_tool_calls': pattern '': the regex module
         r = memo[6]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_EMPTY_TOOL_CALLS.search(buf, pos)
             r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'empty_tool_calls': pattern ''
         m = _CLOSE_EMPTY_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -425,6 +450,207 @@ def _scan_in_empty_tool_calls(
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 7
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = groups = None
+        if cur == 0:
+            # Inside 'thinking': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'thinking': literals ['</think>', '<|im_end|>']: str.find of each literal
+                r = memo[4]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+                    memo[4] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'tool_calls': only its close is watched.
+            # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()': the regex module
+            r = memo[5]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_TOOL_CALLS.search(buf, pos)
+                r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 2:
+            # Inside 'empty_tool_calls': only its close is watched.
+            # close 'empty_tool_calls': pattern '': the regex module
+            r = memo[6]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_EMPTY_TOOL_CALLS.search(buf, pos)
+                r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the implicit field 'content'.
+            if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
+                # open 'thinking': literal '<think>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_THINKING, pos)
+                j = i + _OPEN_THINKING_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 0, None, 1
+                # close 'content': literal '<|im_end|>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[1]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                        memo[1] = (pos, i)
+                    else:
+                        stop = start + _CLOSE_CONTENT_LEN
+                        i = (
+                            buf.find(_CLOSE_CONTENT, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+                        )
+                        if i >= 0:
+                            memo[1] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_CLOSE_CONTENT, pos)
+                else:
+                    i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+                j = i + _CLOSE_CONTENT_LEN
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, -2, None, 3
+                # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(': the regex module
+                r = memo[2]
+                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                    m = _OPEN_TOOL_CALLS.search(buf, pos)
+                    r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                i, j, m = r[1], r[2], r[3]
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 1, m, 2
+                    groups = _OPEN_TOOL_CALLS_GROUPS
+                # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>': the regex module (long text: between its literal prefix)
+                r = memo[3]
+                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                    # Only an occurrence by the candidate's start could give a match that wins.
+                    stop = n if target == -1 else start + len(_OPEN_EMPTY_TOOL_CALLS_PREFIX)
+                    i = (
+                        buf.find(_OPEN_EMPTY_TOOL_CALLS_PREFIX, pos, stop)
+                        if stop - pos < LONG_SPAN
+                        else find_literal(
+                            buf,
+                            _OPEN_EMPTY_TOOL_CALLS_PREFIX,
+                            pos,
+                            stop,
+                            _OPEN_EMPTY_TOOL_CALLS_RARE,
+                        )
+                    )
+                    if i < 0:
+                        r = (pos, -1, -1, None)
+                        if target == -1:
+                            memo[3] = r
+                    else:
+                        m = _OPEN_EMPTY_TOOL_CALLS.match(buf, i)
+                        if m is None:
+                            m = search_literal_led(
+                                _OPEN_EMPTY_TOOL_CALLS,
+                                buf,
+                                i + 1,
+                                _OPEN_EMPTY_TOOL_CALLS_PREFIX,
+                                _OPEN_EMPTY_TOOL_CALLS_RARE,
+                            )
+                        r = memo[3] = (
+                            (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+                        )
+                i, j, m = r[1], r[2], r[3]
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 2, None, 0
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_thinking(body, captures)
+                out["thinking"] = value
+            elif cur == 1:
+                value = _finish_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out.setdefault("tool_calls", []).append(value)
+            elif cur == 2:
+                value = _finish_empty_tool_calls(body, captures)
+                out["empty_tool_calls"] = value
+            else:
+                value = _finish_content(body, captures)
+                store_value(out, "content", 2, "", value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            # The open match's named groups that took part, read by their numbers.
+            captures = (
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
+            )
+            opened = True
+        else:
+            cur = 3
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -454,6 +680,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 7
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""
@@ -528,3 +755,33 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", "tool_calls", None, "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        # 'tool_calls': sent whole once closed and checked: its tag_pattern may match without a
+        # key.
+        CallPlan(),
+        None,
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", None, None, _FIRST_SCAN_OUTSIDE)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

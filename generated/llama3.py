@@ -17,10 +17,12 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
+from rtc.runtime.content import json_or_text
+from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -52,23 +54,25 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
+# Literal lists, each as (literal, length, index of its rarest character), longest first: the
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# close 'content': literals ['<|eot_id|>', '<|eom_id|>']
+_CLOSE_CONTENT_LITERALS = (
+    ("<|eot_id|>", 10, 8),
+    ("<|eom_id|>", 10, 8),
+)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\\\.)*)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*(?=(?&jv)\\s*\\})(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
 )
-# close 'content': literals ['<|eot_id|>', '<|eom_id|>']
-_CLOSE_CONTENT = regex.compile("<\\|eot_id\\|>|<\\|eom_id\\|>", regex.DOTALL)
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s...'
 _CLOSE_TOOL_CALLS = regex.compile(
     '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
 )
-
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {"allow_non_json": True}
 
 
 # ---- Field values: content parser, then transform ----
@@ -76,7 +80,7 @@ _ARGS_TOOL_CALLS: Any = {"allow_non_json": True}
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_or_text(body, strip=True)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -92,8 +96,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -102,58 +107,44 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': literals ['<|eot_id|>', '<|eom_id|>']
     if eos:
+        # close 'content': literals ['<|eot_id|>', '<|eom_id|>']: str.find of each literal
         r = memo[0]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_CONTENT.search(buf, pos)
-                r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 10:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_CONTENT.search(buf, pos, min(n, start + 10))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[0] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 1
-    else:
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 1
-    # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...'
-    if eos:
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            memo[0] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 1
+        # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...': the regex module
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _OPEN_TOOL_CALLS.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, m, 0
+    else:
+        # close 'content': literals ['<|eot_id|>', '<|eom_id|>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
-                start, end, target, found, rank = i, j, 0, m, 0
-    else:
+                start, end, target, found, rank = i, j, -2, None, 1
+        else:
+            i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...'
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -178,21 +169,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s...'
     if eos:
+        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s...': the regex module
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s...'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -271,3 +258,30 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, None, None)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

@@ -17,11 +17,12 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
+from rtc.runtime.content import json_or_text
+from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -69,6 +70,14 @@ _CLOSE_CONTENT = "</s>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
 _CLOSE_CONTENT_RARE = 3  # '>'
 
+# Literal lists, each as (literal, length, index of its rarest character), longest first: the
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# close 'thinking': literals ['[/THINK]', '</s>']
+_CLOSE_THINKING_LITERALS = (
+    ("[/THINK]", 8, 6),
+    ("</s>", 4, 3),
+)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
 _OPEN_THINKING = regex.compile("\\[THINK\\]|^(?=\\s*[^\\s\\[])", regex.DOTALL)
@@ -77,8 +86,6 @@ _OPEN_TOOL_CALLS = regex.compile(
     '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\s*)?(?:\\[ARGS\\]\\s*)?(?=(?&jv))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
 )
-# close 'thinking': literals ['[/THINK]', '</s>']
-_CLOSE_THINKING = regex.compile("\\[/THINK\\]|</s>", regex.DOTALL)
 # close 'think_end': pattern ''
 _CLOSE_THINK_END = regex.compile("", regex.DOTALL)
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
@@ -89,10 +96,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_IN_THINKING = frozenset("[<")
-
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {"allow_non_json": True}
 
 
 # ---- Field values: content parser, then transform ----
@@ -112,7 +115,7 @@ def _finish_think_end(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_or_text(body, strip=True)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -128,8 +131,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -138,82 +142,111 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'think_end': literal '[/THINK]'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        long_text = n - pos >= LONG_SPAN
+        # open 'think_end': literal '[/THINK]': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_THINK_END, pos, n, _OPEN_THINK_END_RARE)
+                memo[0] = (pos, i)
         else:
-            i = find_literal(buf, _OPEN_THINK_END, pos, n, _OPEN_THINK_END_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_THINK_END, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_THINK_END_LEN, 1, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_THINK_END)
-        if i < hold:
-            hold = i
-    # close 'content': literal '</s>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _CLOSE_CONTENT_LEN
-            i = (
-                buf.find(_CLOSE_CONTENT, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
-            )
-            if i >= 0:
+            i = buf.find(_OPEN_THINK_END, pos)
+        j = i + _OPEN_THINK_END_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 1, None, 0
+        # close 'content': literal '</s>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
                 memo[1] = (pos, i)
+            else:
+                stop = start + _CLOSE_CONTENT_LEN
+                i = (
+                    buf.find(_CLOSE_CONTENT, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_CLOSE_CONTENT, pos)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 3
+        # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])': the regex module
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_THINKING.search(buf, pos)
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, None, 1
+        # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\...': the regex module
+        r = memo[3]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 2, m, 2
     else:
+        # open 'think_end': literal '[/THINK]'
+        i = buf.find(_OPEN_THINK_END, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_THINK_END_LEN, 1, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_THINK_END)
+            if i < hold:
+                hold = i
+        # close 'content': literal '</s>'
         i = (
             buf.find(_CLOSE_CONTENT, pos)
             if target == -1
             else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _CLOSE_CONTENT_LEN > end - start
-                    or (_CLOSE_CONTENT_LEN == end - start and 3 < rank)
-                )
-            )
-        ):
-            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 3
-    elif not eos and (
-        target == -1 or (n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0)
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_THINKING.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if i >= 0:
             if (
                 target == -1
                 or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                or (
+                    i == start
+                    and (
+                        _CLOSE_CONTENT_LEN > end - start
+                        or (_CLOSE_CONTENT_LEN == end - start and 3 < rank)
+                    )
+                )
             ):
-                start, end, target, found, rank = i, j, 0, None, 1
-    else:
+                start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 3
+        elif target == -1 or (
+            n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0
+        ):
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _CLOSE_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
         m = _OPEN_THINKING.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -226,21 +259,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, 0, None, 1
-    # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\...'
-    if eos:
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 2, m, 2
-    else:
+        # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\...'
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -267,43 +286,31 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'thinking': literals ['[/THINK]', '</s>']
     if eos:
+        # close 'thinking': literals ['[/THINK]', '</s>']: str.find of each literal
         r = memo[4]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            if target == -1:
-                m = _CLOSE_THINKING.search(buf, pos)
-                r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            elif start == pos and end - start > 8:
-                # The candidate starts here and is longer than any of these literals.
-                r = (pos, -1, -1, None)
-            else:
-                # Literals starting after the candidate cannot win: search only up to it.
-                m = _CLOSE_THINKING.search(buf, pos, min(n, start + 8))
-                r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                if m is not None:
-                    memo[4] = r
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+            memo[4] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
+    else:
+        # close 'thinking': literals ['[/THINK]', '</s>']
+        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+        i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+        if i >= 0:
             if (
                 target == -1
                 or i < start
                 or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        m = _CLOSE_THINKING.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            i = tail_any(buf, pos, _CLOSE_THINKING_LITERALS)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -316,21 +323,17 @@ def _scan_in_think_end(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'think_end': pattern ''
     if eos:
+        # close 'think_end': pattern '': the regex module
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_THINK_END.search(buf, pos)
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'think_end': pattern ''
         m = _CLOSE_THINK_END.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -355,21 +358,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
     if eos:
+        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...': the regex module
         r = memo[6]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -475,3 +474,32 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", None, "tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        None,
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, _FIRST_SCAN_IN_THINKING, None, None, None)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
+from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.transform import apply
 from rtc.runtime.engine import CompiledParser
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -72,8 +73,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
 )
 
 # Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
 # transform of 'tool_calls'
 _TRANSFORM_TOOL_CALLS: Any = {
     "type": "function",
@@ -86,7 +85,7 @@ _TRANSFORM_TOOL_CALLS: Any = {
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_value(body)
     return apply("tool_calls", content, _TRANSFORM_TOOL_CALLS, True, captures)
 
 
@@ -102,8 +101,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -112,38 +112,44 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': literal '</s>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_CLOSE_CONTENT, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 1
-    elif not eos:
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'tool_calls': pattern '\\[TOOL_CALLS\\][^\\[]*(?=\\[\\s*\\{(?&jv)*)(?=(?&jv))(?(DEFINE)(?...'
     if eos:
+        long_text = n - pos >= LONG_SPAN
+        # close 'content': literal '</s>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                memo[0] = (pos, i)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 1
+        # open 'tool_calls': pattern '\\[TOOL_CALLS\\][^\\[]*(?=\\[\\s*\\{(?&jv)*)(?=(?&jv))(?(DEFINE)(?...': the regex module
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _OPEN_TOOL_CALLS.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, m, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, m, 0
     else:
+        # close 'content': literal '</s>'
+        i = buf.find(_CLOSE_CONTENT, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 1
+        else:
+            i = literal_tail(buf, pos, _CLOSE_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': pattern '\\[TOOL_CALLS\\][^\\[]*(?=\\[\\s*\\{(?&jv)*)(?=(?&jv))(?(DEFINE)(?...'
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -168,21 +174,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
     if eos:
+        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...': the regex module
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -261,3 +263,30 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, None, None)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

@@ -17,11 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_xml_inline
+from rtc.runtime.content import json_with, xml_inline_with
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -85,15 +87,25 @@ _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_end\\|>)", regex.DOTALL
 )
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {
-    "tag_pattern": "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
-    "value_parser": {
-        "name": "json",
-        "args": {"string_delims": [["'", "'"]], "allow_non_json": True},
-    },
-}
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
+
+# Content parsers precompiled from content_args (the reference derives these on every close).
+# content_args of 'tool_calls': value_parser: string_delims "'"..."'"
+_TOOL_CALLS_VALUE_STRING_DELIMS = (
+    ("'", regex.compile(regex.escape("'") + "(.*?)" + regex.escape("'"), regex.DOTALL)),
+)
+# content_args of 'tool_calls': tag_pattern
+_TOOL_CALLS_TAG_PATTERN = regex.compile(
+    "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
+    regex.DOTALL,
+)
+
+
+# content_args of 'tool_calls': value_parser json with 'string_delims', 'allow_non_json'
+def _value_tool_calls(raw: Any) -> Any:
+    return json_with(raw, _TOOL_CALLS_VALUE_STRING_DELIMS, unquoted_keys=False, non_json=1)
 
 
 # ---- Field values: content parser, then transform ----
@@ -107,7 +119,9 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_xml_inline(body, _ARGS_TOOL_CALLS)
+    content = xml_inline_with(
+        body, _TOOL_CALLS_TAG_PATTERN, value=_value_tool_calls, merge_duplicates=False
+    )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -123,8 +137,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -133,38 +148,56 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'reasoning_content': literal '<think>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_REASONING_CONTENT, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_REASONING_CONTENT_LEN, 0, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'tool_calls': pattern '(?:<function_calls>\\s*|(?<=\\))[ \\t]*\\n\\s*)(?P<name>[\\w.-]+)\\...'
     if eos:
+        long_text = n - pos >= LONG_SPAN
+        # open 'reasoning_content': literal '<think>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
+                memo[0] = (pos, i)
+        else:
+            i = buf.find(_OPEN_REASONING_CONTENT, pos)
+        j = i + _OPEN_REASONING_CONTENT_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 0
+        # open 'tool_calls': pattern '(?:<function_calls>\\s*|(?<=\\))[ \\t]*\\n\\s*)(?P<name>[\\w.-]+)\\...': the regex module
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _OPEN_TOOL_CALLS.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, m, 1
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, m, 1
+        # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _CLOSE_CONTENT.search(buf, pos)
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 2
     else:
+        # open 'reasoning_content': literal '<think>'
+        i = buf.find(_OPEN_REASONING_CONTENT, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_REASONING_CONTENT_LEN, 0, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': pattern '(?:<function_calls>\\s*|(?<=\\))[ \\t]*\\n\\s*)(?P<name>[\\w.-]+)\\...'
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -177,21 +210,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, 1, m, 1
-    # close 'content': pattern '(?:<\\|im_end\\|>)\\s*'
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_CONTENT.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 2
-    else:
+        # close 'content': pattern '(?:<\\|im_end\\|>)\\s*'
         m = _CLOSE_CONTENT.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -218,21 +237,17 @@ def _scan_in_reasoning_content(
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)'
     if eos:
+        # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)': the regex module
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_REASONING_CONTENT.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)'
         m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -257,21 +272,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|i...'
     if eos:
+        # close 'tool_calls': pattern '\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|i...': the regex module
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|i...'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -288,6 +299,136 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 5
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = groups = None
+        if cur == 0:
+            # Inside 'reasoning_content': only its close is watched.
+            # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)': the regex module
+            r = memo[3]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_REASONING_CONTENT.search(buf, pos)
+                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'tool_calls': only its close is watched.
+            # close 'tool_calls': pattern '\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|i...': the regex module
+            r = memo[4]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_TOOL_CALLS.search(buf, pos)
+                r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the implicit field 'content'.
+            long_text = n - pos >= LONG_SPAN
+            # open 'reasoning_content': literal '<think>': str.find
+            if long_text:
+                # Long text: find by the rarest character, and remember.
+                r = memo[0]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i = r[1]
+                else:
+                    i = find_literal(
+                        buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE
+                    )
+                    memo[0] = (pos, i)
+            else:
+                i = buf.find(_OPEN_REASONING_CONTENT, pos)
+            j = i + _OPEN_REASONING_CONTENT_LEN
+            if i >= 0:
+                start, end, target, found, rank = i, j, 0, None, 0
+            # open 'tool_calls': pattern '(?:<function_calls>\\s*|(?<=\\))[ \\t]*\\n\\s*)(?P<name>[\\w.-]+)\\...': the regex module
+            r = memo[1]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _OPEN_TOOL_CALLS.search(buf, pos)
+                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0 and (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
+                groups = _OPEN_TOOL_CALLS_GROUPS
+            # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module
+            r = memo[2]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_CONTENT.search(buf, pos)
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0 and (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 2
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_reasoning_content(body, captures)
+                out["reasoning_content"] = value
+            elif cur == 1:
+                value = _finish_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out.setdefault("tool_calls", []).append(value)
+            else:
+                value = _finish_content(body, captures)
+                store_value(out, "content", 2, "", value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            # The open match's named groups that took part, read by their numbers.
+            captures = (
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
+            )
+            opened = True
+        else:
+            cur = 2
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -311,6 +452,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     @staticmethod
     def _new_output() -> dict[str, Any]:
@@ -352,3 +494,31 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", "tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        # 'tool_calls': sent whole once closed and checked: its value parser can fail.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, None, None, None)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

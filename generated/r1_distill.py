@@ -18,9 +18,10 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -98,8 +99,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'reasoning_content'.
@@ -110,118 +112,146 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'content': literal '</think>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        long_text = n - pos >= LONG_SPAN
+        # open 'content': literal '</think>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+                memo[0] = (pos, i)
         else:
-            i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_CONTENT, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_CONTENT_LEN, 2, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'think_start': literal '<think>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _OPEN_THINK_START, pos, n, _OPEN_THINK_START_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _OPEN_THINK_START_LEN
-            i = (
-                buf.find(_OPEN_THINK_START, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_THINK_START, pos, stop, _OPEN_THINK_START_RARE)
-            )
-            if i >= 0:
+            i = buf.find(_OPEN_CONTENT, pos)
+        j = i + _OPEN_CONTENT_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 2, None, 0
+        # open 'think_start': literal '<think>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _OPEN_THINK_START, pos, n, _OPEN_THINK_START_RARE)
                 memo[1] = (pos, i)
+            else:
+                stop = start + _OPEN_THINK_START_LEN
+                i = (
+                    buf.find(_OPEN_THINK_START, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _OPEN_THINK_START, pos, stop, _OPEN_THINK_START_RARE)
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_OPEN_THINK_START, pos)
+        else:
+            i = buf.find(_OPEN_THINK_START, pos, start + _OPEN_THINK_START_LEN)
+        j = i + _OPEN_THINK_START_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, None, 1
+        # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[2]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(
+                    buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
+                )
+                memo[2] = (pos, i)
+            else:
+                stop = start + _CLOSE_REASONING_CONTENT_LEN
+                i = (
+                    buf.find(_CLOSE_REASONING_CONTENT, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(
+                        buf, _CLOSE_REASONING_CONTENT, pos, stop, _CLOSE_REASONING_CONTENT_RARE
+                    )
+                )
+                if i >= 0:
+                    memo[2] = (pos, i)
+        elif target == -1:
+            i = buf.find(_CLOSE_REASONING_CONTENT, pos)
+        else:
+            i = buf.find(_CLOSE_REASONING_CONTENT, pos, start + _CLOSE_REASONING_CONTENT_LEN)
+        j = i + _CLOSE_REASONING_CONTENT_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 2
     else:
+        # open 'content': literal '</think>'
+        i = buf.find(_OPEN_CONTENT, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_CONTENT_LEN, 2, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'think_start': literal '<think>'
         i = (
             buf.find(_OPEN_THINK_START, pos)
             if target == -1
             else buf.find(_OPEN_THINK_START, pos, start + _OPEN_THINK_START_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _OPEN_THINK_START_LEN > end - start
-                    or (_OPEN_THINK_START_LEN == end - start and 1 < rank)
+        if i >= 0:
+            if (
+                target == -1
+                or i < start
+                or (
+                    i == start
+                    and (
+                        _OPEN_THINK_START_LEN > end - start
+                        or (_OPEN_THINK_START_LEN == end - start and 1 < rank)
+                    )
                 )
-            )
+            ):
+                start, end, target, found, rank = i, i + _OPEN_THINK_START_LEN, 1, None, 1
+        elif target == -1 or (
+            n - _OPEN_THINK_START_LEN < start and buf.find(_OPEN_THINK_START, start + 1) < 0
         ):
-            start, end, target, found, rank = i, i + _OPEN_THINK_START_LEN, 1, None, 1
-    elif not eos and (
-        target == -1
-        or (n - _OPEN_THINK_START_LEN < start and buf.find(_OPEN_THINK_START, start + 1) < 0)
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _OPEN_THINK_START)
-        if i < hold:
-            hold = i
-    # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[2]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE)
-            memo[2] = (pos, i)
-        else:
-            stop = start + _CLOSE_REASONING_CONTENT_LEN
-            i = (
-                buf.find(_CLOSE_REASONING_CONTENT, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(
-                    buf, _CLOSE_REASONING_CONTENT, pos, stop, _CLOSE_REASONING_CONTENT_RARE
-                )
-            )
-            if i >= 0:
-                memo[2] = (pos, i)
-    else:
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _OPEN_THINK_START)
+            if i < hold:
+                hold = i
+        # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
         i = (
             buf.find(_CLOSE_REASONING_CONTENT, pos)
             if target == -1
             else buf.find(_CLOSE_REASONING_CONTENT, pos, start + _CLOSE_REASONING_CONTENT_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _CLOSE_REASONING_CONTENT_LEN > end - start
-                    or (_CLOSE_REASONING_CONTENT_LEN == end - start and 2 < rank)
+        if i >= 0:
+            if (
+                target == -1
+                or i < start
+                or (
+                    i == start
+                    and (
+                        _CLOSE_REASONING_CONTENT_LEN > end - start
+                        or (_CLOSE_REASONING_CONTENT_LEN == end - start and 2 < rank)
+                    )
                 )
-            )
-        ):
-            start, end, target, found, rank = i, i + _CLOSE_REASONING_CONTENT_LEN, -2, None, 2
-    elif not eos and (
-        target == -1
-        or (
+            ):
+                start, end, target, found, rank = i, i + _CLOSE_REASONING_CONTENT_LEN, -2, None, 2
+        elif target == -1 or (
             n - _CLOSE_REASONING_CONTENT_LEN < start
             and buf.find(_CLOSE_REASONING_CONTENT, start + 1) < 0
-        )
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _CLOSE_REASONING_CONTENT)
-        if i < hold:
-            hold = i
+        ):
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _CLOSE_REASONING_CONTENT)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
@@ -236,21 +266,17 @@ def _scan_in_think_start(
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'think_start': pattern ''
     if eos:
+        # close 'think_start': pattern '': the regex module
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_THINK_START.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'think_start': pattern ''
         m = _CLOSE_THINK_START.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -277,27 +303,209 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[4]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        long_text = n - pos >= LONG_SPAN
+        # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[4]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                memo[4] = (pos, i)
         else:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[4] = (pos, i)
+            i = buf.find(_CLOSE_CONTENT, pos)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
         i = buf.find(_CLOSE_CONTENT, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
+        if i >= 0:
+            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 0
+        else:
+            i = literal_tail(buf, pos, _CLOSE_CONTENT)
+            if i < hold:
+                hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 5
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        if cur == 1:
+            # Inside 'think_start': only its close is watched.
+            # close 'think_start': pattern '': the regex module
+            r = memo[3]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_THINK_START.search(buf, pos)
+                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 2:
+            # Inside 'content': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
+                # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[4]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                        memo[4] = (pos, i)
+                else:
+                    i = buf.find(_CLOSE_CONTENT, pos)
+                j = i + _CLOSE_CONTENT_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the implicit field 'reasoning_content'.
+            if pos < n:  # every delimiter here needs at least one more character
+                long_text = n - pos >= LONG_SPAN
+                # open 'content': literal '</think>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[0]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    else:
+                        i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+                        memo[0] = (pos, i)
+                else:
+                    i = buf.find(_OPEN_CONTENT, pos)
+                j = i + _OPEN_CONTENT_LEN
+                if i >= 0:
+                    start, end, target, found, rank = i, j, 2, None, 0
+                # open 'think_start': literal '<think>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[1]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(buf, _OPEN_THINK_START, pos, n, _OPEN_THINK_START_RARE)
+                        memo[1] = (pos, i)
+                    else:
+                        stop = start + _OPEN_THINK_START_LEN
+                        i = (
+                            buf.find(_OPEN_THINK_START, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(
+                                buf, _OPEN_THINK_START, pos, stop, _OPEN_THINK_START_RARE
+                            )
+                        )
+                        if i >= 0:
+                            memo[1] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_OPEN_THINK_START, pos)
+                else:
+                    i = buf.find(_OPEN_THINK_START, pos, start + _OPEN_THINK_START_LEN)
+                j = i + _OPEN_THINK_START_LEN
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, 1, None, 1
+                # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>': str.find
+                if long_text:
+                    # Long text: find by the rarest character, and remember.
+                    r = memo[2]
+                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                        i = r[1]
+                    elif target == -1:
+                        i = find_literal(
+                            buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
+                        )
+                        memo[2] = (pos, i)
+                    else:
+                        stop = start + _CLOSE_REASONING_CONTENT_LEN
+                        i = (
+                            buf.find(_CLOSE_REASONING_CONTENT, pos, stop)
+                            if stop - pos < LONG_SPAN
+                            else find_literal(
+                                buf,
+                                _CLOSE_REASONING_CONTENT,
+                                pos,
+                                stop,
+                                _CLOSE_REASONING_CONTENT_RARE,
+                            )
+                        )
+                        if i >= 0:
+                            memo[2] = (pos, i)
+                elif target == -1:
+                    i = buf.find(_CLOSE_REASONING_CONTENT, pos)
+                else:
+                    i = buf.find(
+                        _CLOSE_REASONING_CONTENT, pos, start + _CLOSE_REASONING_CONTENT_LEN
+                    )
+                j = i + _CLOSE_REASONING_CONTENT_LEN
+                if i >= 0 and (
+                    target == -1
+                    or i < start
+                    or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+                ):
+                    start, end, target, found, rank = i, j, -2, None, 2
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_reasoning_content(body, captures)
+                store_value(out, "reasoning_content", 2, "", value)
+            elif cur == 1:
+                value = _finish_think_start(body, captures)
+                out["think_start"] = value
+            else:
+                value = _finish_content(body, captures)
+                store_value(out, "content", 2, "\n", value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            opened = True
+        else:
+            cur = 0
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -321,6 +529,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""
@@ -395,3 +604,30 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", None, "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, True)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        None,
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", None, "<")
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

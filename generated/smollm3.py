@@ -17,11 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import parse_json
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
-from rtc.runtime.engine import CompiledParser, parse_once
+from rtc.runtime.content import json_value
+from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail
+from rtc.runtime.tools import coerce_tool_calls
+from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
 
@@ -64,6 +66,14 @@ _CLOSE_CONTENT = "<|im_end|>"
 _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
 _CLOSE_CONTENT_RARE = 8  # '|'
 
+# Literal lists, each as (literal, length, index of its rarest character), longest first: the
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# close 'thinking': pattern '</think>|<\\|im_end\\|>': its literals
+_CLOSE_THINKING_LITERALS = (
+    ("<|im_end|>", 10, 8),
+    ("</think>", 8, 7),
+)
+
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
 _OPEN_TOOL_CALLS = regex.compile(
@@ -75,9 +85,9 @@ _CLOSE_THINKING = regex.compile("</think>|<\\|im_end\\|>", regex.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*|(?=<\\|im_end\\|>)", regex.DOTALL)
 
-# Template data used at run time, referenced by name.
-# content_args of 'tool_calls'
-_ARGS_TOOL_CALLS: Any = {}
+# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
+# the groups of a match by number instead of building its groupdict()).
+_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
 
 
 # ---- Field values: content parser, then transform ----
@@ -91,7 +101,7 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = parse_json(body, _ARGS_TOOL_CALLS)
+    content = json_value(body)
     return {"type": "function", "function": content}
 
 
@@ -107,8 +117,9 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # reference (earliest start, then longest, then open before close and field name: the rank),
 # and where pending delimiter text begins (hold). Single literals are looked at first: once a
 # candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes, so each delimiter's next occurrence is
-# remembered in `memo` (search position, start, ...) and reused while it is still ahead.
+# At the end of the stream the text no longer changes: each delimiter's leftmost match is
+# found as its comment says, and remembered in `memo` (search position, start, ...) while it
+# is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
@@ -117,82 +128,99 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'thinking': literal '<think>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
+    if eos:
+        long_text = n - pos >= LONG_SPAN
+        # open 'thinking': literal '<think>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[0]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            else:
+                i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                memo[0] = (pos, i)
         else:
-            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_THINKING, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 0
-    elif not eos:
-        i = literal_tail(buf, pos, _OPEN_THINKING)
-        if i < hold:
-            hold = i
-    # close 'content': literal '<|im_end|>'
-    if eos and n - pos >= LONG_SPAN:
-        # Long text that no longer changes: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _CLOSE_CONTENT_LEN
-            i = (
-                buf.find(_CLOSE_CONTENT, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
-            )
-            if i >= 0:
+            i = buf.find(_OPEN_THINKING, pos)
+        j = i + _OPEN_THINKING_LEN
+        if i >= 0:
+            start, end, target, found, rank = i, j, 0, None, 0
+        # close 'content': literal '<|im_end|>': str.find
+        if long_text:
+            # Long text: find by the rarest character, and remember.
+            r = memo[1]
+            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                i = r[1]
+            elif target == -1:
+                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
                 memo[1] = (pos, i)
+            else:
+                stop = start + _CLOSE_CONTENT_LEN
+                i = (
+                    buf.find(_CLOSE_CONTENT, pos, stop)
+                    if stop - pos < LONG_SPAN
+                    else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+                )
+                if i >= 0:
+                    memo[1] = (pos, i)
+        elif target == -1:
+            i = buf.find(_CLOSE_CONTENT, pos)
+        else:
+            i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+        j = i + _CLOSE_CONTENT_LEN
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 2
+        # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...': the regex module
+        r = memo[2]
+        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0 and (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, m, 1
     else:
+        # open 'thinking': literal '<think>'
+        i = buf.find(_OPEN_THINKING, pos)
+        if i >= 0:
+            start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 0
+        else:
+            i = literal_tail(buf, pos, _OPEN_THINKING)
+            if i < hold:
+                hold = i
+        # close 'content': literal '<|im_end|>'
         i = (
             buf.find(_CLOSE_CONTENT, pos)
             if target == -1
             else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
         )
-    if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (
-                i == start
-                and (
-                    _CLOSE_CONTENT_LEN > end - start
-                    or (_CLOSE_CONTENT_LEN == end - start and 2 < rank)
-                )
-            )
-        ):
-            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 2
-    elif not eos and (
-        target == -1 or (n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0)
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
-    # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
-    if eos:
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
+        if i >= 0:
             if (
                 target == -1
                 or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+                or (
+                    i == start
+                    and (
+                        _CLOSE_CONTENT_LEN > end - start
+                        or (_CLOSE_CONTENT_LEN == end - start and 2 < rank)
+                    )
+                )
             ):
-                start, end, target, found, rank = i, j, 1, m, 1
-    else:
+                start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 2
+        elif target == -1 or (
+            n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0
+        ):
+            # Its partial tail can only matter if it starts before the candidate.
+            i = literal_tail(buf, pos, _CLOSE_CONTENT)
+            if i < hold:
+                hold = i
+        # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
         m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -219,21 +247,18 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'thinking': pattern '</think>|<\\|im_end\\|>'
     if eos:
+        # close 'thinking': pattern '</think>|<\\|im_end\\|>': str.find of each literal
         r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_THINKING.search(buf, pos)
-            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i, j = r[1], r[2]
+        else:
+            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+            memo[3] = (pos, i, j)
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'thinking': pattern '</think>|<\\|im_end\\|>'
         m = _CLOSE_THINKING.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -258,21 +283,17 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)'
     if eos:
+        # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)': the regex module
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        if r[1] >= 0:
-            i, j, m = r[1], r[2], r[3]
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        i, j, m = r[1], r[2], r[3]
+        if i >= 0:
+            start, end, target, found, rank = i, j, -2, None, 0
     else:
+        # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)'
         m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
         if m is not None:
             i, j = m.span()
@@ -289,6 +310,153 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+# ---- One-shot parsing: one pass to the end of the stream ----
+# parse_response() runs this instead of feed() + finalize() (exact for this template: see
+# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
+# region closes straight into the message; no events, and the region state stays in locals.
+def _run_to_end(
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    head: str,
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    n = len(buf)
+    memo: list[Any] = [None] * 5
+    stalled = None
+    while True:
+        start = end = target = rank = -1
+        found = groups = None
+        if cur == 0:
+            # Inside 'thinking': only its close is watched.
+            if pos < n:  # every delimiter here needs at least one more character
+                # close 'thinking': pattern '</think>|<\\|im_end\\|>': str.find of each literal
+                r = memo[3]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i, j = r[1], r[2]
+                else:
+                    i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+                    memo[3] = (pos, i, j)
+                if i >= 0:
+                    start, end, target, found, rank = i, j, -2, None, 0
+        elif cur == 1:
+            # Inside 'tool_calls': only its close is watched.
+            # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)': the regex module
+            r = memo[4]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _CLOSE_TOOL_CALLS.search(buf, pos)
+                r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0:
+                start, end, target, found, rank = i, j, -2, None, 0
+        else:
+            # Outside explicit regions: the implicit field 'content'.
+            long_text = n - pos >= LONG_SPAN
+            # open 'thinking': literal '<think>': str.find
+            if long_text:
+                # Long text: find by the rarest character, and remember.
+                r = memo[0]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i = r[1]
+                else:
+                    i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+                    memo[0] = (pos, i)
+            else:
+                i = buf.find(_OPEN_THINKING, pos)
+            j = i + _OPEN_THINKING_LEN
+            if i >= 0:
+                start, end, target, found, rank = i, j, 0, None, 0
+            # close 'content': literal '<|im_end|>': str.find
+            if long_text:
+                # Long text: find by the rarest character, and remember.
+                r = memo[1]
+                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+                    i = r[1]
+                elif target == -1:
+                    i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+                    memo[1] = (pos, i)
+                else:
+                    stop = start + _CLOSE_CONTENT_LEN
+                    i = (
+                        buf.find(_CLOSE_CONTENT, pos, stop)
+                        if stop - pos < LONG_SPAN
+                        else find_literal(buf, _CLOSE_CONTENT, pos, stop, _CLOSE_CONTENT_RARE)
+                    )
+                    if i >= 0:
+                        memo[1] = (pos, i)
+            elif target == -1:
+                i = buf.find(_CLOSE_CONTENT, pos)
+            else:
+                i = buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
+            j = i + _CLOSE_CONTENT_LEN
+            if i >= 0 and (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+            ):
+                start, end, target, found, rank = i, j, -2, None, 2
+            # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...': the regex module
+            r = memo[2]
+            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+                m = _OPEN_TOOL_CALLS.search(buf, pos)
+                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+            i, j, m = r[1], r[2], r[3]
+            if i >= 0 and (
+                target == -1
+                or i < start
+                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            ):
+                start, end, target, found, rank = i, j, 1, m, 1
+                groups = _OPEN_TOOL_CALLS_GROUPS
+        if target != -1 and start >= n:
+            target = -1  # an empty match at the very end is never taken (as in the reference)
+        if target == -1:
+            stop = n
+        else:
+            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
+                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
+            stop = start
+        if stop > pos:
+            body = head + buf[pos:stop] if head else buf[pos:stop]
+            opened = True
+        else:
+            body = head
+        if opened:
+            # Close the current region: its value, typed by the tools, into the message.
+            if cur == 0:
+                value = _finish_thinking(body, captures)
+                out["thinking"] = value
+            elif cur == 1:
+                value = _finish_tool_calls(body, captures)
+                if tools and isinstance(value, (list, dict)):
+                    value = coerce_tool_calls(value, tools)
+                out.setdefault("tool_calls", []).append(value)
+            else:
+                value = _finish_content(body, captures)
+                store_value(out, "content", 2, "", value)
+        if target == -1:
+            return
+        had_text = opened
+        pos = end
+        head = ""
+        if target >= 0:
+            cur = target
+            # The open match's named groups that took part, read by their numbers.
+            captures = (
+                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
+            )
+            opened = True
+        else:
+            cur = 2
+            captures = {}
+            opened = False
+            if not had_text and start == end:
+                return  # a zero-width close of a region that never opened stops the pass
 
 
 class ResponseParser(CompiledParser):
@@ -312,6 +480,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # parse_response() may run one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
+    _run_to_end = staticmethod(_run_to_end)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """Consume the next piece of generated text; return the events it completes."""
@@ -375,3 +544,31 @@ def parse_batch(
     {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
     """
     return _parse_batch(parse_response, texts, prefix, tools)
+
+
+# ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
+
+
+class DeltaStream(OpenAIDeltaStream):
+    """OpenAI chat-completion ``delta`` dicts of one generation (see rtc.runtime.openai)."""
+
+    __slots__ = ()
+    _parser = ResponseParser
+    # What each field is in an OpenAI message, by field index: streamed as "content" or
+    # "reasoning", sent as "tool_calls", or None (not streamed: returned whole in the message).
+    _roles = ("reasoning", "tool_calls", "content")
+    # Streamed text that is stripped: leading whitespace dropped, trailing held until more text.
+    _strip = (True, False, False)
+    # Tool-call fields: how early their calls can be sent.
+    _calls = (
+        None,
+        # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
+        CallPlan(),
+        None,
+    )
+    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
+    _clear = (None, "<", None, None)
+
+
+# (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.
+parse_openai = DeltaStream.parse

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import regex
@@ -19,6 +20,10 @@ import regex
 __all__ = [
     "PARSERS",
     "STREAMABLE",
+    "json_or_text",
+    "json_value",
+    "json_with",
+    "kv_lines_with",
     "parse_bool",
     "parse_content",
     "parse_float",
@@ -27,6 +32,7 @@ __all__ = [
     "parse_kv_lines",
     "parse_text",
     "parse_xml_inline",
+    "xml_inline_with",
 ]
 
 # Control characters used to park custom-delimited strings while the JSON dialect rewrites
@@ -67,12 +73,7 @@ def _park_delimited(text: str, opener: Any, closer: Any, parked: list[str]) -> s
     # The pattern is built by concatenation, escaping the opener before the closer, so a
     # bad opener fails before the closer is even looked at (as upstream does).
     pattern = regex.escape(opener) + r"(.*?)" + regex.escape(closer)
-
-    def park(match: Any) -> str:
-        parked.append(match.group(1))
-        return f"{_PARK_OPEN}{len(parked) - 1}{_PARK_CLOSE}"
-
-    return _dotall(pattern).sub(park, text)
+    return regex.sub(pattern, _parker(parked), text, flags=regex.DOTALL)
 
 
 def parse_json(body: str, args: Any) -> Any:
@@ -86,10 +87,7 @@ def parse_json(body: str, args: Any) -> Any:
     delims = args.get("string_delims", [])
     unquoted_keys = args.get("unquoted_keys", False)
     if delims and (_PARK_OPEN in body or _PARK_CLOSE in body):
-        raise ValueError(
-            "json content: the body contains \\x01 or \\x02, which are reserved while "
-            "string_delims is in use"
-        )
+        raise ValueError(_RESERVED)
 
     rewritten = body
     parked: list[str] = []
@@ -97,23 +95,115 @@ def parse_json(body: str, args: Any) -> Any:
         rewritten = _park_delimited(rewritten, opener, closer, parked)
     if unquoted_keys:
         rewritten = _BARE_KEY.sub(r'"\1":', rewritten)
-    # Restoration is sequential and purely textual: when a later pair captured an earlier
-    # pair's marker, that marker ends up escaped inside the later literal and is never
-    # restored, so the control characters leak into the decoded string (as upstream).
-    for index, inner in enumerate(parked):
-        rewritten = rewritten.replace(f"{_PARK_OPEN}{index}{_PARK_CLOSE}", json.dumps(inner))
+    rewritten = _restore(rewritten, parked)
 
     try:
         return json.loads(rewritten)
     except json.JSONDecodeError as exc:
         if args.get("allow_non_json"):
             return parse_text(body, args)
-        if rewritten == body:
-            raise ValueError(f"json content: not valid JSON ({exc}); body={body!r}") from exc
-        raise ValueError(
-            f"json content: not valid JSON after the dialect rewrites ({exc}); "
-            f"body={body!r}, rewritten={rewritten!r}"
-        ) from exc
+        raise _not_json(body, rewritten, exc) from exc
+
+
+_RESERVED = (
+    "json content: the body contains \\x01 or \\x02, which are reserved while string_delims "
+    "is in use"
+)
+
+
+def _restore(rewritten: str, parked: list[str]) -> str:
+    # Restoration is sequential and purely textual: when a later pair captured an earlier
+    # pair's marker, that marker ends up escaped inside the later literal and is never
+    # restored, so the control characters leak into the decoded string (as upstream).
+    for index, inner in enumerate(parked):
+        # json.dumps of a str with its default arguments is exactly this C function's output
+        # (the default encoder, ensure_ascii), without its Python-level detour.
+        marker = f"{_PARK_OPEN}{index}{_PARK_CLOSE}"
+        rewritten = rewritten.replace(marker, encode_basestring_ascii(inner))
+    return rewritten
+
+
+def _not_json(body: str, rewritten: str, exc: json.JSONDecodeError) -> ValueError:
+    if rewritten == body:
+        return ValueError(f"json content: not valid JSON ({exc}); body={body!r}")
+    return ValueError(
+        f"json content: not valid JSON after the dialect rewrites ({exc}); "
+        f"body={body!r}, rewritten={rewritten!r}"
+    )
+
+
+# The characters a JSON value can begin with, for json.loads (after the JSON whitespace it
+# skips): a string, an object, an array, null/true/false, NaN, Infinity, -Infinity or a number
+# (an ASCII digit or '-'). Its C and Python scanners both fail with JSONDecodeError ("Expecting
+# value") at any other first character, at the end of the text, and on a leading BOM.
+_JSON_STARTS = frozenset('"{[ntfNI-0123456789')
+_JSON_SPACE = " \t\n\r"
+
+
+def json_with(
+    body: str, delims: tuple[tuple[str, Any], ...], unquoted_keys: bool, non_json: int
+) -> Any:
+    """``parse_json`` with its ``content_args`` read at compile time (a generated module's
+    precompiled content parser; the general one is the specification).
+
+    ``delims``: for each ``string_delims`` pair, its opener and the compiled
+    ``escape(open)(.*?)escape(close)`` (DOTALL), the pattern the reference builds on every call;
+    ``unquoted_keys`` as given; ``non_json``: 0 without ``allow_non_json``, else the text value
+    on a syntax error, 1 stripped (``strip`` true), 2 as it is. The same operations on the body
+    in the same order, except two steps proved to change nothing: a pair whose opener does not
+    occur in the text is not substituted (every match begins with the opener), and with
+    ``allow_non_json`` a text that cannot begin a JSON value is not handed to ``json.loads`` (it
+    would raise JSONDecodeError, see ``_JSON_STARTS``).
+    """
+    if delims and (_PARK_OPEN in body or _PARK_CLOSE in body):
+        raise ValueError(_RESERVED)
+    rewritten = body
+    if delims:
+        parked: list[str] = []
+        park = _parker(parked)
+        for opener, pattern in delims:
+            if opener in rewritten:
+                rewritten = pattern.sub(park, rewritten)
+        if unquoted_keys:
+            rewritten = _BARE_KEY.sub(r'"\1":', rewritten)
+        rewritten = _restore(rewritten, parked)
+    elif unquoted_keys:
+        rewritten = _BARE_KEY.sub(r'"\1":', rewritten)
+    if non_json and rewritten.__class__ is str:
+        if rewritten.lstrip(_JSON_SPACE)[:1] not in _JSON_STARTS:
+            return body.strip() if non_json == 1 else body
+    try:
+        return json.loads(rewritten)
+    except json.JSONDecodeError as exc:
+        if non_json:
+            return body.strip() if non_json == 1 else body
+        raise _not_json(body, rewritten, exc) from exc
+
+
+def json_value(body: str) -> Any:
+    """``json_with(body, (), False, 0)``: plain JSON, the arguments setting nothing."""
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise _not_json(body, body, exc) from exc
+
+
+def json_or_text(body: str, strip: bool) -> Any:
+    """``json_with(body, (), False, 1 if strip else 2)``: JSON, or the text where it is not."""
+    if body.__class__ is str and body.lstrip(_JSON_SPACE)[:1] not in _JSON_STARTS:
+        return body.strip() if strip else body
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return body.strip() if strip else body
+
+
+def _parker(parked: list[str]) -> Callable[[Any], str]:
+    def park(match: Any) -> str:
+        parked.append(match.group(1))
+        return f"{_PARK_OPEN}{len(parked) - 1}{_PARK_CLOSE}"
+
+    return park
 
 
 def _parse_value(raw: Any, value_parser: Any) -> Any:
@@ -125,31 +215,10 @@ def _parse_value(raw: Any, value_parser: Any) -> Any:
     return parse_content(raw, name, sub_args)
 
 
-_COMPILED_DOTALL: dict[str, Any] = {}
-
-
-def _dotall(pattern: Any) -> Any:
-    """``regex.compile(pattern, regex.DOTALL)``, kept per pattern string.
-
-    The same as ``regex.finditer(pattern, ..., flags=regex.DOTALL)`` on every call (an invalid
-    pattern raises the ``regex`` module's own error each time: only compiled ones are kept),
-    without the module-level cache lookup, which costs more than a short match.
-    """
-    if type(pattern) is not str:
-        return regex.compile(pattern, regex.DOTALL)
-    compiled = _COMPILED_DOTALL.get(pattern)
-    if compiled is None:
-        compiled = regex.compile(pattern, regex.DOTALL)
-        if len(_COMPILED_DOTALL) >= 256:
-            _COMPILED_DOTALL.clear()
-        _COMPILED_DOTALL[pattern] = compiled
-    return compiled
-
-
 def parse_xml_inline(body: str, args: Any) -> Any:
     """Dict of ``key`` → ``value`` from every non-overlapping ``tag_pattern`` match.
 
-    The pattern is compiled with DOTALL when first used, so an invalid pattern raises the
+    The pattern is compiled on every call (with DOTALL), so an invalid pattern raises the
     ``regex`` module's own error class, which is not a ValueError.
     """
     tag_pattern = args.get("tag_pattern")
@@ -157,19 +226,57 @@ def parse_xml_inline(body: str, args: Any) -> Any:
         raise ValueError("xml-inline content: the content_arg 'tag_pattern' is required")
     value_parser = args.get("value_parser")
     merge_duplicates = args.get("merge_duplicates", False)
+    value = None if value_parser is None else lambda raw: _parse_value(raw, value_parser)
+    matches = regex.finditer(tag_pattern, body, flags=regex.DOTALL)
+    # An absent `value` group means an empty value; one that did not take part in the match
+    # is None, which the value parser (if any) then chokes on.
+    pairs = ((g.get("key"), g.get("value", "")) for g in (m.groupdict() for m in matches))
+    return _tags(pairs, tag_pattern, value, merge_duplicates)
 
+
+def xml_inline_with(
+    body: str, pattern: Any, value: Callable[[Any], Any] | None, merge_duplicates: Any
+) -> Any:
+    """``parse_xml_inline`` with its ``content_args`` read at compile time: ``pattern`` is
+    ``tag_pattern`` compiled once (DOTALL), ``value`` the precompiled ``value_parser`` (None:
+    none).
+
+    The ``key`` and ``value`` groups are read by their numbers (what ``groupdict()`` reads,
+    without building a dict per match): a group the pattern lacks reads as ``groupdict()``'s
+    default (None for ``key``, which fails; "" for ``value``).
+    """
+    index = pattern.groupindex
+    key_at = index.get("key")
+    value_at = index.get("value")
+    matches = pattern.finditer(body)
+    if key_at is not None and value_at is not None:
+        if not merge_duplicates:
+            # The usual case, _tags' loop without merging: a later key overwrites.
+            result: dict[str, Any] = {}
+            for m in matches:
+                key = m[key_at]
+                if key is None:
+                    raise _no_key(pattern.pattern)
+                result[key] = m[value_at] if value is None else value(m[value_at])
+            return result
+        pairs = ((m[key_at], m[value_at]) for m in matches)
+    else:
+        pairs = (
+            (None if key_at is None else m[key_at], "" if value_at is None else m[value_at])
+            for m in matches
+        )
+    return _tags(pairs, pattern.pattern, value, merge_duplicates)
+
+
+def _tags(
+    pairs: Any, tag_pattern: Any, value: Callable[[Any], Any] | None, merge_duplicates: Any
+) -> dict[str, Any]:
+    """The dict of (key, raw value) pairs, one per match, in match order."""
     result: dict[str, Any] = {}
-    for match in _dotall(tag_pattern).finditer(body):
-        groups = match.groupdict()
-        key = groups.get("key")
+    for key, raw in pairs:
         if key is None:
-            raise ValueError(
-                f"xml-inline content: tag_pattern {tag_pattern!r} matched without setting a "
-                "named group 'key'"
-            )
-        # An absent `value` group means an empty value; one that did not take part in the
-        # match is None, which the value parser (if any) then chokes on.
-        value = _parse_value(groups.get("value", ""), value_parser)
+            raise _no_key(tag_pattern)
+        parsed = raw if value is None else value(raw)
         if key in result and merge_duplicates:
             existing = result[key]
             # A stored list is extended rather than wrapped, even when that list is itself a
@@ -177,10 +284,17 @@ def parse_xml_inline(body: str, args: Any) -> Any:
             if not isinstance(existing, list):
                 existing = [existing]
                 result[key] = existing
-            existing.append(value)
+            existing.append(parsed)
         else:
-            result[key] = value
+            result[key] = parsed
     return result
+
+
+def _no_key(tag_pattern: Any) -> ValueError:
+    return ValueError(
+        f"xml-inline content: tag_pattern {tag_pattern!r} matched without setting a named "
+        "group 'key'"
+    )
 
 
 def parse_kv_lines(body: str, args: Any) -> Any:
@@ -188,19 +302,41 @@ def parse_kv_lines(body: str, args: Any) -> Any:
     line_sep = args.get("line_sep", "\n")
     kv_sep = args.get("kv_sep", ":")
     value_parser = args.get("value_parser")
+    value = None if value_parser is None else lambda raw: _parse_value(raw, value_parser)
+    return _pairs(body, line_sep, kv_sep, lambda text: parse_text(text, args), value)
 
+
+def kv_lines_with(
+    body: str, line_sep: str | None, kv_sep: str, strip: bool, value: Callable[[Any], Any] | None
+) -> Any:
+    """``parse_kv_lines`` with its ``content_args`` read at compile time (``strip``: the text
+    rule's ``strip``; ``value``: the precompiled ``value_parser``, None: none)."""
+    return _pairs(body, line_sep, kv_sep, str.strip if strip else _as_is, value)
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+def _pairs(
+    body: str,
+    line_sep: Any,
+    kv_sep: Any,
+    text: Callable[[str], str],
+    value: Callable[[Any], Any] | None,
+) -> dict[str, Any]:
     result: dict[str, Any] = {}
     # `line_sep: null` means str.split()'s whitespace splitting, which falls out naturally.
     for piece in body.split(line_sep):
-        line = parse_text(piece, args)
+        line = text(piece)
         # An empty kv_sep is "in" every string, so the split below is what rejects it, and
         # only once a non-empty line is seen.
         if not line or kv_sep not in line:
             continue
         raw_key, raw_value = line.split(kv_sep, 1)
-        key = parse_text(raw_key, args)
-        value = parse_text(raw_value, args)
-        result[key] = _parse_value(value, value_parser)
+        key = text(raw_key)
+        raw = text(raw_value)
+        result[key] = raw if value is None else value(raw)
     return result
 
 

@@ -68,6 +68,11 @@ def _note_stall(
     return stalled
 
 
+# For generated one-shot passes.
+store_value = _store_value
+note_stall = _note_stall
+
+
 class LoopError(ValueError):
     """The template's zero-width delimiters would re-fire forever at one position.
 
@@ -92,6 +97,9 @@ class CompiledParser:
     _context: ClassVar[int | None]
     _whole_pass_exact: ClassVar[bool]
     _memo_size: ClassVar[int]
+    # The module's one-shot pass (run_to_end specialised to the template), when one pass is
+    # exact; None: the general run_to_end below.
+    _run_to_end: ClassVar[Callable[..., None] | None] = None
 
     __slots__ = (
         "initial_events",
@@ -104,6 +112,7 @@ class CompiledParser:
         "_out",
         "_tools",
         "_finalized",
+        "_commit",
     )
 
     def __init__(self, prefix: str | None = None, *, tools: Sequence[Any] | None = None) -> None:
@@ -118,6 +127,7 @@ class CompiledParser:
         self._parts: list[str] = []
         self._captures: dict[str, str] = {}
         self._finalized = False
+        self._commit: tuple[int, int] | None = None
         self.initial_events: list[dict[str, Any]] = []
         if prefix:
             truncated = self._truncate(prefix)
@@ -194,17 +204,8 @@ class CompiledParser:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
             self._buf += text
-        self._pos, self._cur, self._opened, self._parts, self._captures = run_to_end(
-            self.__class__,
-            self._buf,
-            self._pos,
-            self._cur,
-            self._opened,
-            self._parts,
-            self._captures,
-            self._out,
-            self._tools,
-        )
+        state = (self._buf, self._pos, self._cur, self._opened, self._parts, self._captures)
+        to_end(self.__class__, *state, self._out, self._tools)
         return self._message()
 
     def _message(self) -> dict[str, Any]:
@@ -237,6 +238,9 @@ class CompiledParser:
                 if start > pos:
                     self._route(events, buf[pos:start])
                 self._pos = end
+                # Where this delimiter starts and what it does, for subclasses that need the
+                # raw text of a region (the OpenAI delta layer, rtc.runtime.openai).
+                self._commit = (start, target)
                 if target >= 0:
                     self._close(events)
                     self._open(events, target, match)
@@ -409,26 +413,124 @@ def message(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# What the partial-mode pass over a truncated prefix left, by parser class and that text, for
+# prefixes in which no region closed. That pass is a pure function of the two: the scanners
+# depend only on the text (their memo is used at the end of the stream only), and with no
+# close nothing is stored, no content parser runs and the tools are never read. So a cached
+# state is exactly what running the pass again would give. This is how a prefilled prompt
+# (`<think>\n` after the anchor) costs one pass: the generation cannot be folded into the
+# prefix's pass in general, because the reference reads the prefix on its own in partial mode
+# (a look-ahead there must not see the generation; `xy(?=z)|x` on the prefix "xy" commits
+# "x", where one pass over "xyz" would take "xy"). Bounded: short prefixes, a few entries.
+_PREFIX_STATES: dict[
+    tuple[type[CompiledParser], str], tuple[int, int, bool, tuple[str, ...], dict[str, str]]
+] = {}
+MAX_KNOWN_PREFIX = 256
+MAX_KNOWN_PREFIXES = 256
+
+
 def parse_once(
     cls: type[CompiledParser], text: Any, prefix: Any, tools: Sequence[Any] | None
 ) -> dict[str, Any]:
-    """``cls(prefix, tools=tools).parse_whole(text)``, without the parser object when the
-    prefix leaves nothing after its last start anchor (the usual case).
+    """``cls(prefix, tools=tools).parse_whole(text)``, without the parser object.
 
-    The same checks in the same order (prefix, tools, prefix type, text type). Text left after
-    the anchor needs the parser: the reference reads it on its own first, and a look-ahead
-    there must not see the generation.
+    The same checks in the same order (prefix, tools, prefix type, text type), and the same
+    passes: text left after the prefix's last start anchor is read on its own first, in
+    partial mode (``prefix_pass``: the reference does so, and a look-ahead there must not see
+    the generation), then everything to the end of the stream in one pass.
     """
     if prefix is None:
         raise ValueError(_NO_PREFIX)
     read = read_tools(tools)
-    if prefix and cls._truncate(prefix):
-        return cls(prefix, tools=tools).parse_whole(text)
-    buf = ""
+    out = cls._new_output()
+    truncated = cls._truncate(prefix) if prefix else ""
+    if not truncated:
+        pos, cur, opened, parts, captures = 0, cls._implicit, False, [], {}
+    elif (known := _PREFIX_STATES.get((cls, truncated))) is not None:
+        pos, cur, opened, kept, caught = known
+        parts, captures = list(kept), dict(caught)
+    else:
+        pos, cur, opened, parts, captures, closed = prefix_pass(cls, truncated, out, read)
+        if not closed and len(truncated) <= MAX_KNOWN_PREFIX:
+            # Nothing closed in the prefix (nothing stored, tools unused): what the pass left
+            # depends on the template and this text alone (see _PREFIX_STATES).
+            if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
+                _PREFIX_STATES.clear()
+            _PREFIX_STATES[cls, truncated] = (pos, cur, opened, tuple(parts), dict(captures))
+    buf = truncated
     if text:
         if not isinstance(text, str):
             raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
         buf += text
-    out = cls._new_output()
-    run_to_end(cls, buf, 0, cls._implicit, False, [], {}, out, read)
+    to_end(cls, buf, pos, cur, opened, parts, captures, out, read)
     return message(cls, out)
+
+
+def to_end(
+    cls: type[CompiledParser],
+    buf: str,
+    pos: int,
+    cur: int,
+    opened: bool,
+    parts: list[str],
+    captures: dict[str, str],
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> None:
+    """The end-of-stream pass from this state: the module's own (``_run_to_end``, generated
+    where one pass is exact and the template is not too big), else the general one."""
+    if cls._run_to_end is not None:
+        cls._run_to_end(buf, pos, cur, opened, "".join(parts), captures, out, tools)
+    else:
+        run_to_end(cls, buf, pos, cur, opened, parts, captures, out, tools)
+
+
+def prefix_pass(
+    cls: type[CompiledParser],
+    buf: str,
+    out: dict[str, Any],
+    tools: dict[str, dict[str, Any]],
+) -> tuple[int, int, bool, list[str], dict[str, str], bool]:
+    """``_process(None, False)`` of a new parser over the truncated prefix ``buf``, with the
+    region state in locals: the same scanners in partial mode, the same commits, closes and
+    hold-back, minus the events. Values closed here are stored into ``out``; returns the state
+    (position, current field, opened, body parts, captures) for ``run_to_end``, and whether a
+    region closed."""
+    scanners = cls._scanners
+    implicit = cls._implicit
+    pos, cur, opened = 0, implicit, False
+    parts: list[str] = []
+    captures: dict[str, str] = {}
+    stalled: set[tuple[int, int, bool, bool]] | None = None
+    closed = False
+    while True:
+        hold, start, end, target, match = scanners[cur + 1](buf, pos, False, None)
+        if target == -1:
+            if hold > pos and cur >= 0:
+                parts.append(buf[pos:hold])
+                opened = True
+            return (hold if hold > pos else pos), cur, opened, parts, captures, closed
+        if end <= pos:  # see _process
+            stalled = _note_stall(stalled, (pos, cur, opened, any(parts)))
+        if start > pos and cur >= 0:
+            parts.append(buf[pos:start])
+            opened = True
+        pos = end
+        had_text = opened
+        if cur >= 0 and opened:
+            # Close the current region (see _close).
+            closed = True
+            body = parts[0] if len(parts) == 1 else "".join(parts)
+            value = cls._finish[cur](body, captures)
+            if tools and isinstance(value, (list, dict)):
+                value = coerce_tool_calls(value, tools)
+            _store_value(out, cls._names[cur], cls._store[cur], cls._joins[cur], value)
+        if target >= 0:
+            cur = target
+            captures = {} if match is None else _captures(match)
+            parts = []
+            opened = True
+            continue
+        cur, captures, parts, opened = implicit, {}, [], False
+        if not had_text and start == end:
+            return pos, cur, opened, parts, captures, closed

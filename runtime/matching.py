@@ -5,6 +5,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import regex
+
+# The whitespace run after a literal, as the regex module reads `\s` (a subset of what
+# str.isspace() accepts, so `isspace()` is a cheap test before matching it).
+SPACES = regex.compile(r"\s*")
+
 # Above this length the direct method (try each candidate start) could cost O(len(literal)^2)
 # on self-overlapping literals such as "aaaa...b"; a prefix automaton keeps it linear.
 _DIRECT_MAX = 64
@@ -109,3 +115,36 @@ def search_literal_led(pattern: Any, buf: str, pos: int, prefix: str, at: int) -
         if misses == _MAX_FALSE_HITS:
             return pattern.search(buf, i + 1)
         pos = i + 1
+
+
+Literals = tuple[tuple[str, int, int], ...]
+"""A literal list for ``find_any``: (literal, its length, index of its rarest character),
+longest first (a stable sort: literals of equal length keep their order)."""
+
+
+def find_any(buf: str, literals: Literals, pos: int, stop: int) -> tuple[int, int]:
+    """``(start, end)`` of the leftmost occurrence at or after ``pos`` and before ``stop`` of
+    any of ``literals``, the longest one at that position; ``(-1, -1)`` if there is none.
+
+    This is the match of the reference's alternation of the escaped literals sorted longest
+    first: its leftmost match starts where the first occurrence of any literal starts, and
+    there the first alternative that matches is the longest literal that occurs there. Each
+    literal is looked for only before the best start so far (at the same start, the literal
+    found earlier is the longer one).
+    """
+    best = end = -1
+    for literal, length, rare in literals:
+        limit = (stop if best < 0 else best) - 1 + length
+        if limit - pos < LONG_SPAN:
+            i = buf.find(literal, pos, limit)
+        else:
+            i = find_literal(buf, literal, pos, limit, rare)
+        if i >= 0:
+            best, end = i, i + length
+    return best, end
+
+
+def tail_any(buf: str, pos: int, literals: Literals) -> int:
+    """Where the ``regex`` module reports a partial match of the alternation of ``literals``
+    when none of them occurs completely: the leftmost ``literal_tail``; ``len(buf)`` if none."""
+    return min(literal_tail(buf, pos, literal) for literal, _, _ in literals)

@@ -17,6 +17,7 @@ from .json_schema import get_json_schema
 __all__ = ["coerce", "coerce_tool_calls", "read_tools", "schema_types"]
 
 _INFINITIES = (float("inf"), float("-inf"))
+_STRING = ("string",)
 
 
 def read_tools(tools: Any) -> dict[str, dict[str, Any]]:
@@ -51,6 +52,17 @@ def schema_types(schema: Any) -> tuple[str, ...]:
     ``oneOf`` member, depth first; ``nullable`` adds ``null`` at the end unless present.
     Duplicates are kept: they only cost a repeated attempt.
     """
+    if schema.__class__ is dict:
+        # The usual schema, {"type": NAME, ...} without unions or nullable: what the general
+        # rule below gives for it (no member to visit, no "null" to add), without the walk.
+        declared = schema.get("type")
+        if (
+            declared.__class__ is str
+            and "anyOf" not in schema
+            and "oneOf" not in schema
+            and "nullable" not in schema
+        ):
+            return (declared,)
     if not isinstance(schema, dict):
         return ()
     declared = schema.get("type")
@@ -119,6 +131,8 @@ def coerce(raw: str, types: tuple[str, ...]) -> Any:
     such as a RecursionError from very deep JSON, propagates.
     """
     for type_name in types:
+        if type_name == "string":
+            continue  # never converts and never raises (see _try_type)
         try:
             accepted, value = _try_type(raw, type_name)
         except ValueError:
@@ -152,11 +166,22 @@ def coerce_tool_calls(value: Any, tool_params: dict[str, dict[str, Any]]) -> Any
     for key, argument in arguments.items():
         if key not in properties:
             continue
-        types = schema_types(properties[key])
+        schema = properties[key]
+        if schema.__class__ is dict and "anyOf" not in schema and "oneOf" not in schema:
+            # Its types cannot fail to compute (nothing to walk), so skipping them is safe
+            # where nothing would be converted: an argument that is neither text nor a list,
+            # or text under a plain string schema.
+            if not isinstance(argument, (str, list)):
+                continue
+            if schema.get("type") == "string" and "nullable" not in schema:
+                if isinstance(argument, str):
+                    continue
+        types = schema_types(schema)
         if not types:
             continue
         if isinstance(argument, str):
-            arguments[key] = coerce(argument, types)
+            if types != _STRING:  # a string schema keeps the text: nothing to store
+                arguments[key] = coerce(argument, types)
         elif isinstance(argument, list) and "array" not in types:
             # A list under a non-array schema comes from merge_duplicates: coerce its
             # string members one by one.

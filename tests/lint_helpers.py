@@ -17,9 +17,10 @@ def template(fields: dict[str, Any], anchor: str = "<|assistant|>") -> dict[str,
 
 
 def chat_like(**changes: Any) -> dict[str, Any]:
-    """A qwen3-like template: <think> reasoning, <tool_call> JSON calls, implicit content."""
+    """A qwen3-like template: <think> reasoning (ended by a call too), <tool_call> JSON calls,
+    implicit content."""
     fields: dict[str, Any] = {
-        "reasoning": {"open": "<think>", "close_pattern": "</think>\\s*"},
+        "reasoning": {"open": "<think>", "close_pattern": "</think>\\s*|(?=<tool_call>)"},
         "tool_calls": {
             "open_pattern": "\\s*<tool_call>",
             "close_pattern": "</tool_call>\\s*",

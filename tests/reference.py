@@ -22,6 +22,7 @@ import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from types import FrameType
 from typing import Any
 
@@ -69,30 +70,55 @@ def time_limit(seconds: float) -> Iterator[None]:
 # --- comparable values ------------------------------------------------------------------------
 
 
+_CONTAINERS = (dict, list)
+
+
 def canon(value: Any, seen: dict[int, int] | None = None, *, aliases: bool = True) -> Any:
     """A hashable ``(type, value)`` tree of ``value``: types, key order, NaN and aliasing kept.
 
     ``seen`` maps ``id()`` of the dicts and lists met so far in the same snapshot to their order of
     first appearance; a later appearance of the same object is recorded as ``("alias", n)``
     (unless ``aliases`` is false: then shared objects are written out in full, as JSON would).
+
+    Walks with an explicit stack, not by recursion: where an interpreter's json parses thousands
+    of levels (CPython 3.13 parses 3,000), parsers return values nested deeper than Python's
+    recursion limit, and they must be compared like any other.
     """
     if seen is None:
         seen = {}
-    if isinstance(value, dict | list):
-        if aliases and id(value) in seen:
-            return ("alias", seen[id(value)])
-        seen[id(value)] = len(seen)
-        if isinstance(value, dict):
-            items = tuple(
-                (canon(k, seen, aliases=aliases), canon(v, seen, aliases=aliases))
-                for k, v in value.items()
-            )
-            return (type(value).__name__, items)
-        return (type(value).__name__, tuple(canon(v, seen, aliases=aliases) for v in value))
+    # Each frame: the container's type name, whether it is a dict, an iterator over its children
+    # (a dict's keys and values alternate) and the canonical forms of the children done so far.
+    root: list[Any] = []
+    stack: list[tuple[str, bool, Iterator[Any], list[Any]]] = [("", False, iter((value,)), root)]
+    while stack:
+        kind, is_dict, children, done = stack[-1]
+        for child in children:
+            if isinstance(child, _CONTAINERS):
+                if aliases and id(child) in seen:
+                    done.append(("alias", seen[id(child)]))
+                    continue
+                seen[id(child)] = len(seen)
+                if isinstance(child, dict):
+                    items = chain.from_iterable(child.items())
+                    stack.append((type(child).__name__, True, items, []))
+                else:
+                    stack.append((type(child).__name__, False, iter(child), []))
+                break
+            if isinstance(child, tuple):
+                stack.append(("tuple", False, iter(child), []))
+                break
+            done.append(("str", child) if type(child) is str else _canon_scalar(child))
+        else:  # every child done: close this container into its parent
+            stack.pop()
+            if stack:
+                items = tuple(zip(done[::2], done[1::2], strict=True)) if is_dict else tuple(done)
+                stack[-1][3].append((kind, items))
+    return root[0]
+
+
+def _canon_scalar(value: Any) -> Any:
     if isinstance(value, float):
         return ("float", "nan" if math.isnan(value) else repr(value))
-    if isinstance(value, tuple):
-        return ("tuple", tuple(canon(v, seen, aliases=aliases) for v in value))
     if value is None or isinstance(value, bool | int | str):
         return (type(value).__name__, value)
     return (type(value).__name__, repr(value))

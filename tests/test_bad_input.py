@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from limits import DEEP, too_deep
 from reference import (
     RTC_TIMEOUT,
     Reference,
@@ -151,7 +152,9 @@ GENERATIONS: dict[str, list[str]] = {
     "tool-call-not-an-object": ["<tc>[1, 2]</tc><tc>null</tc><tc>7</tc><n>1</n>"],
     "tool-call-trailing-garbage": ['<tc>{"name": "f"} extra</tc><n>1</n>'],
     "tool-call-nan-and-duplicates": ['<tc>{"a": NaN, "a": Infinity}</tc><n>1</n>'],
-    "tool-call-deeply-nested": ["<tc>" + "[" * 3000 + "]" * 3000 + "</tc>", "<n>1</n>"],
+    # 3,000 levels: a RecursionError before CPython 3.13, a deep list on 3.13 (tests/limits.py)
+    "tool-call-deeply-nested": ["<tc>" + DEEP + "]" * len(DEEP) + "</tc>", "<n>1</n>"],
+    "tool-call-nested-beyond-the-limit": ["<tc>" + too_deep() + "</tc>"],
     "pattern-region-malformed": ["<x>{bad", "</x>", "more", "<x>{}</x>", "<n>1</n>"],
     "pattern-region-malformed-then-text": ["<x>{bad", "</x>z", "more", "<x>{}</x>", "<n>1</n>"],
     "unterminated-json-region": ['<tc>{"a": 1', "<n>1</n>"],

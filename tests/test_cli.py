@@ -778,7 +778,8 @@ def test_subprocess_module_entry_point(tmp_path: Path, template_file: Path) -> N
 
 
 def test_subprocess_console_script(tmp_path: Path, template_file: Path) -> None:
-    rtc = shutil.which("rtc")
+    # The script installed beside this interpreter first: PATH may lead to another install.
+    rtc = shutil.which("rtc", path=os.path.dirname(sys.executable)) or shutil.which("rtc")
     if rtc is None:
         pytest.skip("the rtc console script is not installed (pip install -e .)")
     done = subprocess.run([rtc, "--version"], capture_output=True, text=True)

@@ -1,10 +1,10 @@
 """Generated modules survive the user's formatter.
 
-rtc formats a module itself (black, pinned, line length 100) and its header holds ``# fmt: off``,
-after which black and ``ruff format`` change nothing, whatever the user's settings or version:
-a module committed into any project stays byte-identical to what ``rtc check`` expects. The
-formatters run here as users run them: as commands, on a copy of the catalogue outside this
-project (so no project configuration applies), with default settings and with others.
+rtc formats a module itself (black, one year's style, line length 100); its header holds
+``# fmt: off``, after which black and ``ruff format`` change nothing, whatever the user's settings
+or version: a module committed into any project stays byte-identical to what ``rtc check``
+expects. The formatters run here as users run them: as commands, on a copy of the catalogue
+outside this project (so no project configuration applies), with default settings and with others.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from typing import Any, Literal, Optional, Union
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ids import stable_repr
 from transformers.utils import chat_template_utils as reference
 
 from rtc.runtime import json_schema
@@ -675,7 +676,9 @@ TOOLS: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize("func", TOOLS, ids=lambda func: getattr(func, "__name__", repr(func)))
+@pytest.mark.parametrize(
+    "func", TOOLS, ids=lambda func: getattr(func, "__name__", stable_repr(func))
+)
 def test_same_as_reference(func: Any) -> None:
     assert_same(func)
 

@@ -290,3 +290,15 @@ def test_probe_texts_are_bounded_for_large_templates() -> None:
     texts = Corpus(validate(tpl), probe).texts()
     assert len(texts) == MAX_TEXTS
     assert max(len(t.text) for t in texts) < 200
+
+
+def test_probe_regions_close_with_their_own_delimiter_before_the_end_of_turn() -> None:
+    from rtc.compiler import validate
+    from rtc.compiler.lint.shapes import TOOLS
+    from rtc.compiler.lint.texts import Corpus
+
+    # `<|end|>` is listed first and is the longer one, but it is the end-of-turn text.
+    tpl = chat_like(reasoning={"open": "<t>", "close": ["<|end|>", "</t>"]})
+    corpus = Corpus(validate(tpl), Probe(tpl, TOOLS))
+    assert corpus.end == "<|end|>"
+    assert corpus.part("reasoning").close.text == "</t>"

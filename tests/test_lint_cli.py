@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -165,3 +167,25 @@ def test_text_output_escapes_control_characters(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "\x9b" not in result.output
     assert "\\x1b[2J\\nname" in result.output
+
+
+# The README's example of real output: the command it names, run now, prints exactly its block.
+README_EXAMPLE = re.compile(
+    r"^On the catalogue's `\w+` \(`(?P<command>rtc lint [^`]+)`, exit status (?P<status>\d)\):\n"
+    r"\n```text\n(?P<output>.*?)\n```$",
+    re.M | re.S,
+)
+
+
+def test_readme_lint_example_is_todays_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (example,) = README_EXAMPLE.finditer(readme)
+    monkeypatch.chdir(ROOT)  # the command names generated/... relative to the repository
+    result = CliRunner().invoke(main, shlex.split(example["command"])[1:])
+    assert (result.output.rstrip("\n"), result.exit_code) == (
+        example["output"],
+        int(example["status"]),
+    ), (
+        f"README's `{example['command']}` example is stale: paste today's output (exit status "
+        f"{result.exit_code}) into the block:\n{result.output}"
+    )

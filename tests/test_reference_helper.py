@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import regex
 from reference import Step, canon, diff_steps, exc_name, time_limit
 
@@ -17,6 +19,22 @@ def test_canon_records_aliasing() -> None:
     shared: dict = {"n": 1}
     assert canon([shared, shared]) != canon([{"n": 1}, {"n": 1}])
     assert canon([shared, shared], aliases=False) == canon([{"n": 1}, {"n": 1}], aliases=False)
+
+
+def test_canon_walks_values_deeper_than_the_recursion_limit() -> None:
+    # CPython 3.13's json parses 3,000 levels: results that deep must be recorded, not crash.
+    depth = sys.getrecursionlimit() * 3
+    value: list = []
+    inner = value
+    for _ in range(depth):
+        inner.append({"k": []})
+        inner = inner[0]["k"]
+    node, levels = canon(value), 0
+    while node != ("list", ()):
+        kind, ((mapping, ((key, node),)),) = node
+        assert (kind, mapping, key) == ("list", "dict", ("str", "k"))
+        levels += 1
+    assert levels == depth
 
 
 def test_exc_name_spells_regex_errors() -> None:

@@ -49,6 +49,9 @@ The modules, one concern each:
 - ``abuse``: the ``--abuse`` runs;
 - ``summary``: headline numbers per template, medians against the targets;
 - ``report``: the human-readable table;
+- ``markdown``: the README's Performance tables (``--markdown FILE``);
+- ``catalogue/``: the 16 frozen benchmark templates ``--catalogue`` runs (``--live``: the
+  installed catalogue instead);
 - ``batch``: ``--batch``, the offline file pipelines (records/s, JSONL in, Parquet out), on its
   own corpus (``rtc.compiler.offline.corpus``).
 
@@ -67,6 +70,7 @@ The command line is ``rtc.compiler.cli.bench``. Where new work goes:
 from __future__ import annotations
 
 from .config import FULL, QUICK, TARGETS, BenchConfig, size_label
+from .markdown import format_markdown
 from .report import format_report, format_summary
 from .runner import bench_template, catalogue_sources, run_benchmark
 from .samples import pattern_samples
@@ -102,6 +106,7 @@ __all__ = [
     "build_workloads",
     "catalogue_sources",
     "check_message",
+    "format_markdown",
     "format_report",
     "format_summary",
     "load_reference",

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from .config import size_label
+from .deltas import delta_lines
 
 
 def _num(value: float | None, suffix: str = "", digits: int = 3) -> str:
@@ -73,7 +74,7 @@ def format_report(report: dict[str, Any]) -> str:
             continue
         rows = []
         for entry in record["workloads"]:
-            for index, run in enumerate(entry["runs"]):
+            for index, run in enumerate(r for r in entry["runs"] if r["mode"] != "deltas"):
                 mode = "one-shot" if run["mode"] == "one-shot" else f"stream/{run['chunk']}"
                 rows.append(
                     [
@@ -92,13 +93,14 @@ def format_report(report: dict[str, Any]) -> str:
                 )
         if rows:
             lines += _table(rows, header)
+        lines += delta_lines(record, _cell, _num)
         details: dict[str, list[str]] = {}
         for entry in record["workloads"]:
             if "mismatch" in entry:
                 lines.append(f"  ! {entry['name']}: {entry['mismatch']}")
             for run in entry["runs"]:
-                mode = "one-shot" if run["mode"] == "one-shot" else f"stream/{run['chunk']}"
-                for side in ("rtc", "reference", "reference_loaded"):
+                mode = run["mode"] if run["mode"] != "stream" else f"stream/{run['chunk']}"
+                for side in ("rtc", "deltas", "reference", "reference_loaded"):
                     status = run.get(side, {}).get("status", "ok")
                     if status not in ("ok", "timeout"):
                         details.setdefault(f"{side}: {status}", []).append(
@@ -139,8 +141,47 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(f"  note: {note}")
         for skip in record["skipped"]:
             lines.append(f"  skipped {skip['workload']}: {skip['reason']}")
+    lines += ["", *format_calls(report["summary"].get("calls", []))]
     lines += ["", *format_summary(report["summary"])]
     return "\n".join(lines) + "\n"
+
+
+def format_calls(calls: list[dict[str, Any]]) -> list[str]:
+    """The short tool-calling workloads side by side: per template, each workload's rtc time
+    and its speedups (from the dict / preloaded)."""
+    if not calls:
+        return []
+    workloads = list(dict.fromkeys(e["workload"] for e in calls))
+    by_template: dict[str, dict[str, dict[str, Any]]] = {}
+    for e in calls:
+        by_template.setdefault(e["template"], {})[e["workload"]] = e
+    rows = []
+    for template, entries in by_template.items():
+        row = [template]
+        for workload in workloads:
+            e = entries.get(workload)
+            row.append(
+                "-"
+                if e is None
+                else f"{_num(e['rtc_us'])} µs {_num(e['speedup'], 'x')}"
+                f"/{_num(e['speedup_loaded'], 'x')}"
+            )
+        rows.append(row)
+    lines = [
+        "Short tool calls, one-shot (rtc µs, speedup vs from-dict / vs preloaded; "
+        'prompt: multi-turn, empty: prefix="", prefill: the reasoning opening prefilled)'
+    ]
+    widths = [
+        max(len(r[i]) for r in [["template", *workloads], *rows]) for i in range(len(rows[0]))
+    ]
+    for row in [["template", *workloads], *rows]:
+        lines.append(
+            "  "
+            + "  ".join(
+                c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row)
+            )
+        )
+    return lines
 
 
 def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
@@ -186,7 +227,7 @@ def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
 
 
 def format_summary(summary: dict[str, Any]) -> list[str]:
-    lines = ["Summary (median over templates)"]
+    lines = ["Summary (median over templates, unless the label says otherwise)"]
     rows = []
     for metric in summary["metrics"]:
         target = (
@@ -213,6 +254,8 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
             f"  {row[0].ljust(widths[0])}  {row[1].rjust(widths[1])}  "
             f"{row[2].ljust(widths[2])}  {row[3].ljust(widths[3])}  (n={row[4]})".rstrip()
         )
+    for name, why in summary.get("large_exceptions", {}).items():
+        lines.append(f"  (one-shot lowest leaves out {name}: {why})")
     if summary["worst"]:
         lines.append("Furthest from target (template: metric value, target)")
         for item in summary["worst"]:

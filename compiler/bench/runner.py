@@ -16,6 +16,7 @@ from ..codegen import load
 from ..version import __version__
 from .abuse import abuse_runs
 from .config import FULL, BenchConfig, Progress, size_label
+from .deltas import delta_run
 from .sides import Reference, Sides, load_reference
 from .summary import summarize
 from .timing import Measured, Op, capped_call, chunked, describe_failure, measure, ratio, stream_op
@@ -65,7 +66,7 @@ def bench_template(
             )
             continue
         record["workloads"].append(entry)
-        entry["runs"] += _runs(sides, workload.text, entry["bytes"], gate, config)
+        entry["runs"] += _runs(sides, workload, entry["bytes"], gate, config)
     # The report lists workloads in their usual order, whatever order they ran in.
     order = {w.name: i for i, w in enumerate(workloads)}
     record["workloads"].sort(key=lambda entry: order[entry["name"]])
@@ -123,18 +124,21 @@ def _checked_entry(
 
     The reference judges when there is one, else rtc; the entry notes when the two disagree.
     """
-    text = workload.text
+    text, prefix = workload.text, workload.prefix
     entry: dict[str, Any] = {
         "name": workload.name,
         "description": workload.description,
+        "shape": workload.shape,
         "chars": len(text),
         "bytes": len(text.encode("utf-8")),
         "runs": [],
     }
-    rtc_message, rtc_problem = capped_call(sides.rtc_parse(text), config.rtc_timeout)
+    rtc_message, rtc_problem = capped_call(sides.rtc_parse(text, prefix), config.rtc_timeout)
     judge, judge_problem = rtc_message, rtc_problem
     if sides.reference is not None:
-        ref_message, ref_problem = capped_call(sides.ref_parse(text), config.ref_timeout)
+        ref_message, ref_problem = capped_call(
+            sides.ref_parse(text, True, prefix), config.ref_timeout
+        )
         if ref_problem is None:
             judge, judge_problem = ref_message, None
             if rtc_problem is None and json.dumps(rtc_message) != json.dumps(ref_message):
@@ -145,18 +149,25 @@ def _checked_entry(
 
 
 def _runs(
-    sides: Sides, text: str, nbytes: int, gate: _Gate, config: BenchConfig
+    sides: Sides, workload: Workload, nbytes: int, gate: _Gate, config: BenchConfig
 ) -> list[dict[str, Any]]:
-    """The rows of one workload: one-shot, then streamed in each chunk size.
+    """The rows of one workload: one-shot, then (unless one-shot only) streamed in each chunk
+    size, with the workload's prefix.
 
     A new mode (a batch of texts, OpenAI deltas) is one more row here, its ops from ``Sides``.
     """
-    timed = gate.measure(sides.oneshot_ops(text, config), "one-shot", len(text))
+    text = workload.text
+    ops = sides.oneshot_ops(text, config, workload.prefix)
+    timed = gate.measure(ops, "one-shot", len(text))
     runs = [_run_record("one-shot", None, 1, nbytes, timed, config)]
+    if not workload.streamed:
+        return runs
     for size in config.chunk_sizes:
         chunks = chunked(text, size)
         timed = gate.measure(sides.stream_ops(chunks, config), f"stream/{size}", len(text))
         runs.append(_run_record("stream", size, len(chunks), nbytes, timed, config))
+    if config.deltas:
+        runs.append(delta_run(sides, text, nbytes, gate.measure, config))
     return runs
 
 
@@ -250,9 +261,18 @@ def _linearity(record: dict[str, Any], config: BenchConfig) -> dict[str, Any]:
     return out
 
 
-def catalogue_sources() -> list[Path]:
-    """The catalogue's templates: ``generated/*.json`` of the installed package if there are
-    any, else the test catalogue beside the package (an editable install)."""
+def catalogue_sources(live: bool = False) -> list[Path]:
+    """The templates ``rtc bench --catalogue`` runs: the 16 frozen benchmark templates shipped
+    with the bench (``bench/catalogue/``, so that the targets do not move when the catalogue
+    changes), or with ``live`` the installed catalogue, ``generated/*.json`` (the test catalogue
+    beside the package when there is none)."""
+    if not live:
+        frozen = resources.files("rtc.compiler.bench") / "catalogue"
+        return sorted(
+            Path(str(entry))
+            for entry in frozen.iterdir()
+            if entry.name.endswith(".json") and entry.is_file()
+        )
     generated = resources.files("rtc.generated")
     found = sorted(
         Path(str(entry))

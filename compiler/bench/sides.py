@@ -63,12 +63,16 @@ class Sides:
     """The reference's preloaded template (None without a reference)."""
     prefix: str
 
-    def rtc_parse(self, text: str) -> Callable[[], Any]:
-        module, prefix = self.module, self.prefix
+    def rtc_parse(self, text: str, prefix: str | None = None) -> Callable[[], Any]:
+        module = self.module
+        prefix = self.prefix if prefix is None else prefix
         return lambda: module.parse_response(text, prefix=prefix, tools=TOOLS)
 
-    def ref_parse(self, text: str, preloaded: bool = True) -> Callable[[], Any]:
-        reference, prefix = self.reference, self.prefix
+    def ref_parse(
+        self, text: str, preloaded: bool = True, prefix: str | None = None
+    ) -> Callable[[], Any]:
+        reference = self.reference
+        prefix = self.prefix if prefix is None else prefix
         assert reference is not None
         # From the dict is how the reference's parse_response is documented to be called (it
         # then validates and compiles the template on every call); preloaded is its best case.
@@ -91,12 +95,21 @@ class Sides:
             makers["reference"] = (self.ref_make, config.ref_timeout)
         return makers
 
-    def oneshot_ops(self, text: str, config: BenchConfig) -> dict[str, Op]:
-        """``parse_response`` of ``text``; the reference from the dict and preloaded."""
-        ops: dict[str, Op] = {"rtc": (oneshot_op(self.rtc_parse(text)), config.rtc_timeout)}
+    def oneshot_ops(
+        self, text: str, config: BenchConfig, prefix: str | None = None
+    ) -> dict[str, Op]:
+        """``parse_response`` of ``text`` (with ``prefix``, default the start anchor); the
+        reference from the dict and preloaded."""
+        ops: dict[str, Op] = {"rtc": (oneshot_op(self.rtc_parse(text, prefix)), config.rtc_timeout)}
         if self.reference is not None:
-            ops["reference"] = (oneshot_op(self.ref_parse(text, False)), config.ref_timeout)
-            ops["reference_loaded"] = (oneshot_op(self.ref_parse(text)), config.ref_timeout)
+            ops["reference"] = (
+                oneshot_op(self.ref_parse(text, False, prefix)),
+                config.ref_timeout,
+            )
+            ops["reference_loaded"] = (
+                oneshot_op(self.ref_parse(text, True, prefix)),
+                config.ref_timeout,
+            )
         return ops
 
     def stream_ops(self, chunks: list[str], config: BenchConfig) -> dict[str, Op]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from .config import TARGETS, BenchConfig, size_label
+from .config import LARGE_EXCEPTIONS, POOLED, TARGETS, BenchConfig, size_label
 
 
 def _find_run(record: dict[str, Any], workload: str, mode: str, chunk: int | None) -> dict | None:
@@ -22,6 +22,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
     headline = f"reasoning-{size_label(config.headline_size)}"
     large = f"reasoning-{size_label(max(config.sizes))}"
     stream = _find_run(record, headline, "stream", config.headline_chunk) or {}
+    deltas = _find_run(record, headline, "deltas", config.headline_chunk) or {}
     short = _find_run(record, "short", "one-shot", None) or {}
     big = _find_run(record, large, "one-shot", None) or {}
     linearity = record.get("linearity", {})
@@ -35,6 +36,10 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         abuse.get("flood", {}).get("rtc", {}).get("big_over_small"),
     ]
     known = [r for r in abuse_ratios if r is not None]
+    calls = call_entries(record)
+    speedups = [e["speedup"] for e in calls if e["speedup"] is not None]
+    loaded = [e["speedup_loaded"] for e in calls if e["speedup_loaded"] is not None]
+    large = big.get("speedup")
     return {
         "stream_speedup": stream.get("speedup"),
         "stream_floor": stream.get("floor_ratio"),
@@ -45,7 +50,34 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         "linearity": linear.get("rtc"),
         "linearity_reference": linear.get("reference"),
         "abuse_linearity": max(known) if known else None,
+        "oneshot_calls_speedup": statistics.median(speedups) if speedups else None,
+        "oneshot_calls_speedup_loaded": statistics.median(loaded) if loaded else None,
+        "oneshot_calls_lowest": min(speedups) if speedups else None,
+        "oneshot_large_lowest": None if record.get("name") in LARGE_EXCEPTIONS else large,
+        "deltas_over_rtc": deltas.get("deltas_over_rtc"),
     }
+
+
+def call_entries(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The one-shot rows of a template's short tool-calling workloads (``call-N:shape``)."""
+    out = []
+    for entry in record.get("workloads", []):
+        if not entry["name"].startswith("call-"):
+            continue
+        run = next((r for r in entry["runs"] if r["mode"] == "one-shot"), None)
+        if run is None:
+            continue
+        out.append(
+            {
+                "template": record["name"],
+                "workload": entry["name"],
+                "shape": entry.get("shape"),
+                "rtc_us": run.get("rtc", {}).get("us"),
+                "speedup": run.get("speedup"),
+                "speedup_loaded": run.get("speedup_loaded"),
+            }
+        )
+    return out
 
 
 def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, str]:
@@ -63,6 +95,18 @@ def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, 
         ],
     }
     runs["stream_floor"] = runs["stream_speedup"]
+    calls = [
+        _find_run(record, w["name"], "one-shot", None)
+        for w in record.get("workloads", [])
+        if w["name"].startswith("call-")
+    ]
+    for key in ("oneshot_calls_speedup", "oneshot_calls_speedup_loaded", "oneshot_calls_lowest"):
+        runs[key] = calls
+    runs["oneshot_large_lowest"] = (
+        [] if record.get("name") in LARGE_EXCEPTIONS else runs["oneshot_large_speedup"]
+    )
+    deltas = _find_run(record, headline, "deltas", config.headline_chunk)
+    runs["deltas_over_rtc"] = [{"rtc": (deltas or {}).get("deltas", {})}]
     abuse = record.get("abuse", {})
     runs["abuse_linearity"] = [
         {"rtc": abuse.get("stream", {}).get("rtc", {})},
@@ -94,6 +138,12 @@ def _labels(config: BenchConfig) -> dict[str, str]:
         "linearity_reference": f"linearity per chunk {size_label(large)} / "
         f"{size_label(small)} (reference)",
         "abuse_linearity": "abuse: worst per-char cost growth (rtc)",
+        "oneshot_calls_speedup": "one-shot tool calls, all prompt shapes: median (vs from-dict)",
+        "oneshot_calls_speedup_loaded": "one-shot tool calls, all prompt shapes: median "
+        "(vs preloaded)",
+        "oneshot_calls_lowest": "one-shot tool calls, all prompt shapes: lowest (vs from-dict)",
+        "oneshot_large_lowest": f"one-shot {large_label}: lowest template (vs from-dict)",
+        "deltas_over_rtc": f"OpenAI deltas per chunk ({config.headline_chunk}-char, {head}) / rtc",
     }
 
 
@@ -112,16 +162,30 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
     per_template = {r["name"]: template_metrics(r, config) for r in records if "error" not in r}
     failures = {r["name"]: template_failures(r, config) for r in records if "error" not in r}
     labels = _labels(config)
+    calls = [e for r in records if "error" not in r for e in call_entries(r)]
     metrics = []
     for key, label in labels.items():
         values = [m[key] for m in per_template.values() if m.get(key) is not None]
-        median = statistics.median(values) if values else None
+        statistic = POOLED.get(key, "median")
+        if key in ("oneshot_calls_speedup", "oneshot_calls_speedup_loaded"):
+            # Pooled: the median over every template x workload x prompt shape entry.
+            side = "speedup_loaded" if key.endswith("loaded") else "speedup"
+            values = [e[side] for e in calls if e[side] is not None]
+        elif key == "oneshot_calls_lowest":
+            values = [e["speedup"] for e in calls if e["speedup"] is not None]
+        if not values:
+            median = None
+        elif statistic == "lowest":
+            median = min(values)
+        else:
+            median = statistics.median(values)
         comparison, target = TARGETS.get(key, ("", 0.0))
         metrics.append(
             {
                 "key": key,
                 "label": label,
                 "median": median,
+                "statistic": statistic,
                 "templates": len(values),
                 "rtc_failed": sum(key in failed for failed in failures.values()),
                 "comparison": comparison or None,
@@ -136,6 +200,8 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
     worst: list[dict[str, Any]] = []
     for template, failed in failures.items():
         for key, status in failed.items():
+            if POOLED.get(key) == "median":
+                continue
             comparison, target = TARGETS[key]
             worst.append(
                 {
@@ -151,6 +217,8 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
             )
     for template, values in per_template.items():
         for key, (comparison, target) in TARGETS.items():
+            if POOLED.get(key) == "median":
+                continue  # a target on the pooled median, not on each template's
             value = values.get(key)
             if value is not None:
                 margin = _margin(value, comparison, target)
@@ -168,6 +236,10 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
     worst.sort(key=lambda item: item["margin"])
     return {
         "metrics": metrics,
+        "calls": calls,
+        "large_exceptions": {
+            name: why for name, why in LARGE_EXCEPTIONS.items() if name in per_template
+        },
         "per_template": per_template,
         "rtc_failed": {name: failed for name, failed in failures.items() if failed},
         "worst": worst[:5],

@@ -79,6 +79,11 @@ SHORT_REASONING = (
     "needed; keep it brief."
 )
 SHORT_CONTENT = "Paris is mild today, around 17 °C with a light breeze: no umbrella needed."
+CALL_REASONING = (
+    "The user wants the weather in Paris and the local time there. Both need a tool: call "
+    "get_weather first."
+)
+CALL_CONTENT = "Let me check."
 
 
 _WORDS = (

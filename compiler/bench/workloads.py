@@ -13,8 +13,14 @@ from typing import Any
 
 from .config import BenchConfig, size_label
 from .samples import Composer, Delim, FieldPlan, derive_delimiter, field_plan, no_prefer
-from .texts import SHORT_CONTENT, SHORT_REASONING, TOOLS, prose
+from .texts import CALL_CONTENT, CALL_REASONING, SHORT_CONTENT, SHORT_REASONING, TOOLS, prose
 from .tool_calls import tool_call_parts
+
+PROMPT_SHAPES: tuple[str, ...] = ("prompt", "empty", "prefill")
+"""How the short tool-calling generations are prompted: the multi-turn prompt ending at the start
+anchor, ``prefix=""``, and that prompt with the reasoning opening prefilled (``<think>\n``...)."""
+CALL_COUNTS: tuple[int, ...] = (1, 2)
+"""Tool calls in the short tool-calling generations."""
 
 
 @dataclass
@@ -24,6 +30,12 @@ class Workload:
     description: str
     checks: list[tuple[str, str, Any]] = field(default_factory=list)
     """``(kind, field, expected)``: ("text", f, body) or ("count", f, n)."""
+    prefix: str | None = None
+    """What parsers get as ``prefix``; None: the template's start anchor."""
+    shape: str = "anchor"
+    """Which prompt ``prefix`` is ("anchor", or one of ``PROMPT_SHAPES``)."""
+    streamed: bool = True
+    """Whether the workload is also fed in chunks (the short tool calls are one-shot only)."""
 
 
 @dataclass
@@ -38,6 +50,9 @@ class TemplatePlan:
     implicit: FieldPlan | None
     notes: list[str]
     problems: list[str]
+    prefill: str | None = None
+    """The reasoning opening a prompt can prefill (None: the reasoning field opens on a pattern,
+    or there is none), with the newline chat templates write after it."""
 
 
 def plan_template(template: dict[str, Any]) -> TemplatePlan:
@@ -68,7 +83,13 @@ def plan_template(template: dict[str, Any]) -> TemplatePlan:
     prompt = _prompt(anchor or "", end)
     if reasoning is None:
         notes.append("no reasoning field: the reasoning-* workloads put their body in content")
-    return TemplatePlan(anchor, prompt, reasoning, content, tools, implicit, notes, problems)
+    prefill = None
+    if reasoning is not None and "open" in reasoning.spec and reasoning.open is not None:
+        opening = reasoning.open.candidates[0]
+        prefill = opening if opening.endswith("\n") else opening + "\n"
+    return TemplatePlan(
+        anchor, prompt, reasoning, content, tools, implicit, notes, problems, prefill
+    )
 
 
 def _end_marker(content: FieldPlan | None, implicit: FieldPlan | None) -> str:
@@ -116,14 +137,19 @@ def build_workloads(
     if plan.implicit is not None and plan.implicit.close is not None:
         end = plan.implicit.close
 
-    def text_parts(reasoning: str, content: str) -> tuple[list, list, str | None]:
-        """Parts and checks of reasoning followed by content, or the reason it is impossible."""
+    def text_parts(
+        reasoning: str, content: str, prefilled: bool = False
+    ) -> tuple[list, list, str | None]:
+        """Parts and checks of reasoning followed by content, or the reason it is impossible;
+        ``prefilled``: the reasoning opening is in the prompt, not in the text."""
         parts: list[str | Delim | None] = []
         checks: list[tuple[str, str, Any]] = []
         if plan.reasoning is not None:
             if plan.reasoning.problem:
                 return [], [], plan.reasoning.problem
             parts += region_parts(plan.reasoning, reasoning)
+            if prefilled:
+                parts = parts[1:]
             parts.append("\n\n")
             checks.append(("text", plan.reasoning.name, reasoning))
         elif plan.content is not None:
@@ -137,10 +163,10 @@ def build_workloads(
         checks.append(("text", plan.content.name, content))
         return parts, checks, None
 
-    def add(name: str, description: str, parts: list, checks: list) -> None:
+    def add(name: str, description: str, parts: list, checks: list, **how: Any) -> None:
         composer = Composer()
         composer.add(*parts, end)
-        workloads.append(Workload(name, composer.build(), description, checks))
+        workloads.append(Workload(name, composer.build(), description, checks, **how))
 
     parts, checks, problem = text_parts(SHORT_REASONING, SHORT_CONTENT)
     if problem:
@@ -174,9 +200,59 @@ def build_workloads(
         else:
             checks.append(("count", plan.tools.name, config.tool_calls))
             add(name, f"{config.tool_calls} parallel tool calls", parts + ["\n"] + calls, checks)
+    _add_short_calls(plan, text_parts, add, skipped)
     if config.workloads:
-        workloads = [w for w in workloads if w.name in config.workloads]
+        workloads = [w for w in workloads if selected(w.name, config.workloads)]
     return workloads, skipped
+
+
+def _add_short_calls(plan: TemplatePlan, text_parts: Any, add: Any, skipped: list) -> None:
+    """Short tool-calling generations (issue 13): reasoning, a sentence, one or two calls and
+    the end of turn (~200-400 characters), under each prompt shape, one-shot only."""
+    for count in CALL_COUNTS:
+        for shape in PROMPT_SHAPES:
+            name = f"call-{count}:{shape}"
+            if plan.tools is None:
+                skipped.append({"workload": name, "reason": "the template has no tool-call field"})
+                continue
+            if plan.tools.problem:
+                skipped.append({"workload": name, "reason": plan.tools.problem})
+                continue
+            if shape == "prefill" and plan.prefill is None:
+                why = "no reasoning field" if plan.reasoning is None else "it opens on a pattern"
+                skipped.append({"workload": name, "reason": f"nothing to prefill ({why})"})
+                continue
+            parts, checks, problem = text_parts(CALL_REASONING, CALL_CONTENT, shape == "prefill")
+            checks = [c for c in checks if plan.content is None or c[1] != plan.content.name]
+            calls, call_problem = tool_call_parts(plan.tools, count)
+            if problem or call_problem:
+                skipped.append({"workload": name, "reason": str(problem or call_problem)})
+                continue
+            checks.append(("count", plan.tools.name, count))
+            prefix = {
+                "prompt": plan.prompt,
+                "empty": "",
+                "prefill": plan.prompt + (plan.prefill or ""),
+            }
+            described = {
+                "prompt": "multi-turn prompt",
+                "empty": 'prefix=""',
+                "prefill": f"prompt prefills {plan.prefill!r}",
+            }
+            add(
+                name,
+                f"{count} tool call{'s' if count > 1 else ''}, {described[shape]}",
+                parts + ["\n"] + calls,
+                checks,
+                prefix=prefix[shape],
+                shape=shape,
+                streamed=False,
+            )
+
+
+def selected(name: str, wanted: tuple[str, ...]) -> bool:
+    """Whether ``--workload`` picks a workload: by its name, or (``call-1``) all its shapes."""
+    return name in wanted or name.split(":")[0] in wanted
 
 
 def workload_names(config: BenchConfig) -> set[str]:
@@ -185,6 +261,8 @@ def workload_names(config: BenchConfig) -> set[str]:
         "short",
         f"tools-{config.tool_calls}",
         *(f"reasoning-{size_label(n)}" for n in config.sizes),
+        *(f"call-{n}" for n in CALL_COUNTS),
+        *(f"call-{n}:{shape}" for n in CALL_COUNTS for shape in PROMPT_SHAPES),
     }
 
 

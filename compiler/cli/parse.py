@@ -21,6 +21,7 @@ from rtc.compiler.sources import (
 
 from .common import Failure, failing_as, print_json
 from .parse_files import file_job_options, run_file_job
+from .parse_openai import print_openai
 
 DEFAULT_CHUNK_SIZE = 64
 
@@ -37,6 +38,19 @@ DEFAULT_CHUNK_SIZE = 64
 @click.option("--tools", "tools_file", metavar="F", help="A JSON array of tools (schemas).")
 @click.option("--stream", is_flag=True, help="Print every event, one JSON line each (see above).")
 @click.option(
+    "--openai",
+    "openai_shape",
+    is_flag=True,
+    help="Print the OpenAI assistant message; with --stream, each OpenAI delta.",
+)
+@click.option(
+    "--reasoning-key",
+    "reasoning_keys",
+    multiple=True,
+    metavar="KEY",
+    help="With --openai: the key of the reasoning text (repeat for several; default reasoning).",
+)
+@click.option(
     "--chunk-size",
     type=click.IntRange(min=1),
     metavar="N",
@@ -51,6 +65,8 @@ def parse_command(
     tools_file: str | None,
     stream: bool,
     chunk_size: int | None,
+    openai_shape: bool,
+    reasoning_keys: tuple[str, ...],
     **file_job: Any,
 ) -> None:
     """Parse the text in FILE (default: stdin) with the template SOURCE.
@@ -70,6 +86,10 @@ def parse_command(
       {"type": "region_close", "field": "reasoning_content", "value": "hm"}
       {"role": "assistant", "reasoning_content": "hm"}
 
+    With --openai the message is an OpenAI assistant message (content, reasoning, tool_calls
+    with arguments as JSON text), and with --stream every line is one OpenAI delta; problems
+    and the finish reason are written to stderr (see the README, "Serving").
+
     With --input, parses a whole file of generations instead (see "Parsing files" below).
     """
     if file_job["input_path"] is not None:
@@ -78,6 +98,8 @@ def parse_command(
             "--tools": tools_file,
             "--stream": stream,
             "--chunk-size": chunk_size,
+            "--openai": openai_shape,
+            "--reasoning-key": reasoning_keys,
         }
         run_file_job(source, prefix, prefix_file, unused, file_job)
         return
@@ -87,6 +109,8 @@ def parse_command(
         raise click.UsageError("give exactly one of --prefix TEXT or --prefix-file F")
     if chunk_size is not None and not stream:
         raise click.UsageError("--chunk-size only applies with --stream")
+    if reasoning_keys and not openai_shape:
+        raise click.UsageError("--reasoning-key only applies with --openai")
     readers = {"SOURCE": source, "FILE": file, "--prefix-file": prefix_file, "--tools": tools_file}
     from_stdin = [name for name, path in readers.items() if path == STDIN]
     if len(from_stdin) > 1:
@@ -100,6 +124,18 @@ def parse_command(
         if prefix_file is not None:
             prefix = read_text_file(prefix_file)
         tools = _read_tools(tools_file) if tools_file is not None else None
+        if openai_shape:
+            size = chunk_size or DEFAULT_CHUNK_SIZE
+            print_openai(
+                module,
+                iter_text_chunks(file, size) if stream else [read_text_file(file)],
+                prefix=prefix or "",
+                tools=tools,
+                reasoning_keys=reasoning_keys,
+                stream=stream,
+                guard=_parsing,
+            )
+            return
         if not stream:
             text = read_text_file(file)
             with _parsing():

@@ -6,6 +6,7 @@ patterns; every finding carries an example produced by the parser. Checks, one m
 family:
 
 - :mod:`.structure`: ``overwritten-field``, ``ambiguous-delimiters``, ``unreachable-field``;
+- :mod:`.reasoning`: ``call-inside-reasoning``;
 - :mod:`.streaming`: ``chunk-dependent``, ``stop-token-dependent``, ``unbounded-holdback``;
 - :mod:`.outputs`: ``raises-on-output``, ``narrow-tool-name``, ``non-terminating``;
 - :mod:`.backtracking`: ``catastrophic-backtracking``;
@@ -22,7 +23,7 @@ from typing import Any
 
 from rtc.compiler.validate import validate
 
-from . import backtracking, outputs, streaming, structure
+from . import backtracking, outputs, reasoning, streaming, structure
 from .chat_template import ChatTemplate, ChatTemplateError
 from .context import Context
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
@@ -42,6 +43,7 @@ CHECKS: tuple[tuple[str, Callable[[Context], list[Finding]]], ...] = (
     ("overwritten-field", structure.overwritten_field),
     ("ambiguous-delimiters", structure.ambiguous_delimiters),
     ("unreachable-field", structure.unreachable_field),
+    ("call-inside-reasoning", reasoning.call_inside_reasoning),
 )
 CODES = tuple(code for code, _ in CHECKS) + ("round-trip",)
 

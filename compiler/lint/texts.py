@@ -104,17 +104,25 @@ class Corpus:
             first = first or part
             text = self.compose([part], ended=False)
             result = self.probe.one_shot(self.prefix, text)
-            if not is_raised(result) and _holds(shape, result, payload):
+            if not is_raised(result) and holds(shape, result, payload):
                 return part
         return first
 
     def _ordered_closes(self, shape: Shape) -> list[Sample]:
-        """Close samples, those that need no particular text after them first."""
+        """Close samples, those that need no particular text after them first, then the
+        region's own closes before the end-of-turn text (``</think>`` before ``<|im_end|>``:
+        a model closes a region with its delimiter; the end of the turn closes it by accident)."""
         closes = shape.closes()
         ends = {s.text for s in self.ends}
+        turn_ends = {text.strip() for text in ends}
         return sorted(
             closes,
-            key=lambda s: (s.witness != s.text, s.witness[len(s.text) :] not in ends, *_fullest(s)),
+            key=lambda s: (
+                s.witness != s.text,
+                s.witness[len(s.text) :] not in ends,
+                s.text.strip() in turn_ends,
+                *_fullest(s),
+            ),
         )
 
     # -- whole generations -------------------------------------------------------------------
@@ -174,7 +182,7 @@ def _fullest(sample: Sample) -> tuple[int, int]:
     return (-len("".join(sample.text.split())), len(sample.text))
 
 
-def _holds(shape: Shape, message: dict[str, Any], payload: Any) -> bool:
+def holds(shape: Shape, message: dict[str, Any], payload: Any) -> bool:
     """Whether ``message`` holds the value one region with ``payload`` gives the field."""
     if shape.name not in message:
         return False

@@ -12,58 +12,61 @@ from __future__ import annotations
 from ..literals import comment_text
 from ..model import Delimiter, Field
 from ..plan import Watch
-from ..prefilter import first_fragments, lookahead_literal, whitespace_led
+from ..prefilter import first_fragments, lookahead_literal
+from .eos import EosSearch, eos_search
 from .namespace import Namespace
 
 
 def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> Watch:
     """The watch of ``delim`` (``role``: "open" or "close" of ``f``), opening ``target``."""
     comment = f"{role} {comment_text(f.name)}: {describe(delim)}"
+    stem = f"{role}_{f.name}"
     single = delim.single_literal
     if single is not None:
         ns.imports.add("from rtc.runtime.matching import literal_tail")
         # The literal lives in one named constant, so changing it changes one line here.
-        const = ns.const(f"{role}_{f.name}")
-        while f"{const}_LEN" in ns.names or f"{const}_RARE" in ns.names:
-            const = ns.const(f"{role}_{f.name}")
+        const = ns.literal_name(stem)
         ns.literal_const(const, comment, single)
-        return Watch(comment, "literal", target, const, f"{const}_LEN")
+        search = EosSearch("literal", const)
+        return Watch(
+            comment, "literal", target, const, f"{const}_LEN", eos=search, can_be_empty=False
+        )
     ahead = None if delim.is_literal else lookahead_literal(delim.pattern)
     if ahead is not None:
         # (?=[\s\S]*?L): an empty match at pos when L occurs ahead, else a partial match
         # holding everything from pos (see prefilter.lookahead_literal).
-        const = ns.const(f"{role}_{f.name}_ahead")
-        while f"{const}_LEN" in ns.names or f"{const}_RARE" in ns.names:
-            const = ns.const(f"{role}_{f.name}_ahead")
+        const = ns.literal_name(f"{stem}_ahead")
         ns.literal_const(const, f"{comment}: the literal it looks for", ahead)
         return Watch(comment, "lookahead", target, const, f"{const}_LEN")
-    rest = None if delim.is_literal else whitespace_led(delim.pattern)
-    const = ns.regex_const(
-        f"{role}_{f.name}",
-        comment,
-        delim.pattern,
-        searched=not delim.is_literal and rest is None,
-    )
-    ws_lead = ""
-    if rest is not None:
-        ws_lead = ns.regex_const(
-            f"{role}_{f.name}_after_ws",
-            f"{comment}, after its leading \\s*",
-            rest,
-            searched=True,
+    search, full = eos_search(ns, delim, stem, comment)
+    if delim.is_literal and search.kind == "any":
+        # A literal list: the reference's alternation (longest first) by str.find of each,
+        # in partial mode too (complete-first, then the leftmost partial; see find_any).
+        ns.imports.add("from rtc.runtime.matching import tail_any")
+        return Watch(
+            comment,
+            "literals",
+            target,
+            literals_const=search.const,
+            grows_at_edge=delim.can_extend,
+            eos=search,
+            can_be_empty=False,
         )
-        ns.uses_whitespace = True
-    prefix = next(r.prefix for r in ns.plan.regexes if r.name == (ws_lead or const))
+    if full is None:
+        # Partial mode (streaming) still asks the regex module; the literal found at the end
+        # of the stream may have taken the plain name.
+        named = f"{stem}_pattern" if search.kind in ("literal", "literal_ws") else stem
+        full = ns.regex_const(named, comment, delim.pattern)
     return Watch(
         comment,
         "regex",
         target,
-        regex_const=const,
+        regex_const=full,
         grows_at_edge=not delim.is_literal or delim.can_extend,
         captures=role == "open" and bool(delim.group_names),
-        ws_lead_const=ws_lead,
-        list_maxlen=max(map(len, delim.literals)) if delim.is_literal else 0,
-        led_by_literal=bool(prefix),
+        eos=search,
+        # Literals never match empty; a pattern whose first characters are known does not.
+        can_be_empty=not delim.is_literal and first_fragments(delim.pattern) is None,
     )
 
 

@@ -33,9 +33,11 @@ def lower_fast_paths(ns: Namespace, t: Template, table: dict[int, str]) -> None:
         where = "the null sink" if f is None else comment_text(f.name)
         if not chars and not classes:
             test = "True"
+            probe = "frozenset()"
             comment = f"{where}: nothing is watched"
         elif len(chars) == 1 and not classes:
             test = f"{chars!r} not in text"
+            probe = repr(chars)
             comment = f"{where}: no {comment_text(chars)} in the chunk"
         else:
             const = consts.get(state.function)
@@ -48,6 +50,7 @@ def lower_fast_paths(ns: Namespace, t: Template, table: dict[int, str]) -> None:
                 else:
                     expr = f"frozenset({chars!r})"
                 plan.fast_consts.append((const, expr))
+            probe = const
             if classes:
                 test = f"{const}.search(text) is None"
                 shown = comment_text(class_source(chars, classes))
@@ -67,5 +70,6 @@ def lower_fast_paths(ns: Namespace, t: Template, table: dict[int, str]) -> None:
                 name_literal=repr(f.name) if f is not None else "None",
                 dirty=f is not None and f.content not in ("text", "int", "float", "bool"),
                 lazy_open=f is not None and f.implicit,
+                probe=probe,
             )
         )

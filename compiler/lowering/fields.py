@@ -15,6 +15,7 @@ from rtc.runtime.transform import PLACEHOLDER
 from ..literals import comment_text, fits_inline
 from ..model import Field
 from ..plan import FieldPlan
+from .content import precompiled_content
 from .namespace import Namespace, identifier
 
 _PARSERS = {
@@ -50,21 +51,19 @@ def lower_field(ns: Namespace, f: Field, fn_names: set[str]) -> FieldPlan:
         dirty=f.content not in ("text", "int", "float", "bool"),
         store=store,
         join_literal=repr(f.join),
+        # Text-like parsers give a str, int, float or bool; only a transform or a structured
+        # parser can give the list or dict that tool typing looks into.
+        coercible=f.has_transform or f.content not in ("text", "int", "float", "bool"),
     )
 
 
 def content_expr(ns: Namespace, f: Field) -> str:
     args = f.content_args
-    if isinstance(args, dict) and f.content in ("text", "int", "float", "bool"):
-        # The arguments are known now: specialise the text rule (strip or not).
-        text = "body.strip()" if args.get("strip", True) else "body"
-        if f.content == "text":
-            return text
-        if f.content == "int":
-            return f"int({text})"
-        if f.content == "float":
-            return f"float({text})"
-        return f'{text}.lower() in ("true", "1")'
+    # The arguments are known now: where they are plain data, the parser is specialised to them
+    # (the text rules inline, the structured ones precompiled; see lowering.content).
+    expr = precompiled_content(ns, f.name, f.content, args)
+    if expr is not None:
+        return expr
     parser = _PARSERS[f.content]
     ns.imports.add(f"from rtc.runtime.content import {parser}")
     const = ns.data(f"args_{f.name}", f"content_args of {comment_text(f.name)}", args)

@@ -84,6 +84,13 @@ class Namespace:
         self.plan.uses_regex = True
         return name
 
+    def literal_name(self, stem: str) -> str:
+        """A literal constant's name whose _LEN and _RARE companions are free too."""
+        const = self.const(stem)
+        while f"{const}_LEN" in self.names or f"{const}_RARE" in self.names:
+            const = self.const(stem)
+        return const
+
     def literal_const(self, name: str, comment: str, literal: str) -> None:
         self.names.update((f"{name}_LEN", f"{name}_RARE"))
         rare = rarest_index(literal)

@@ -14,18 +14,18 @@ from ..model import Template
 from ..plan import Plan, State, Watch
 from .context import delimiter_patterns, jumps_back
 from .delimiters import first_chars, watch
+from .eos import describe_search, search_lines
 from .namespace import Namespace, identifier
+
+MAX_PASS_FIELDS = 64
+"""Templates with more fields get no one-shot pass of their own (see lower_pass)."""
 
 TARGET_CLOSE = -2
 """``Watch.target`` of a close: it closes the current region instead of opening a field."""
 
 
 def _search_order(w: Watch) -> int:
-    if w.kind == "literal":
-        return 0
-    if w.list_maxlen:
-        return 1
-    return 3 if w.led_by_literal else 2
+    return 2 if w.eos is None else w.eos.order
 
 
 def lower_states(ns: Namespace, t: Template) -> dict[int, str]:
@@ -52,6 +52,14 @@ def lower_states(ns: Namespace, t: Template) -> dict[int, str]:
     for state in plan.states:
         state.empty_at_end = bool(state.watches) and state.first_chars is not None and not jumpy
     _number_memo_slots(plan)
+    for state in plan.states:
+        for index, w in enumerate(state.watches):
+            if w.eos is not None:
+                w.eos_lines = search_lines(w.eos, w.memo, first=index == 0)
+                w.eos_note = describe_search(w.eos)
+        state.eos_long = any(
+            w.eos is not None and "if long_text:" in w.eos_lines for w in state.watches
+        )
     return table
 
 
@@ -94,3 +102,39 @@ def _number_memo_slots(plan: Plan) -> None:
             w.memo = slot
             slot += 1
     plan.memo_size = slot
+
+
+def lower_pass(ns: Namespace, t: Template, table: dict[int, str]) -> None:
+    """The one-shot pass (``_run_to_end``, when one pass is exact): its dispatch on ``cur``,
+    each field's own state first, the state outside explicit regions (the implicit field's,
+    or the null sink's) last as the ``else``; and the runtime names it uses."""
+    plan = ns.plan
+    if not plan.whole_pass_exact:
+        return
+    plan.engine_imports.append("parse_once")
+    if len(t.fields) > MAX_PASS_FIELDS:
+        # Its if/elif chains nest in Python's parser: a template this big keeps the runtime's
+        # general run_to_end (the same answers, with a scanner call per step).
+        return
+    by_function = {state.function: state for state in plan.states}
+    inside = [f.index for f in t.fields if not f.implicit]
+    for index in inside:
+        keyword = "if" if not plan.pass_states else "elif"
+        plan.pass_states.append((f"{keyword} cur == {index}:", by_function[table[index]]))
+    outside = by_function["_scan_outside"]
+    plan.pass_states.append(("else:" if inside else "if True:", outside))
+    watches = [w for state in plan.states for w in state.watches]
+    plan.pass_empty = any(w.can_be_empty for w in watches)
+    plan.pass_captures = any(w.captures for w in watches)
+    for w in watches:
+        if w.captures:
+            # The match comes from the pattern its end-of-stream search runs (the whole
+            # pattern, or the part after a leading \s* or before |$: the same named groups).
+            w.groups_const = ns.const(f"{w.eos.const}_groups")
+            plan.group_tables.append((w.groups_const, w.eos.const))
+    if plan.pass_empty:
+        plan.engine_imports.append("note_stall")
+    if any(f.store == 2 for f in plan.fields):
+        plan.engine_imports.append("store_value")
+    if any(f.coercible for f in plan.fields):
+        ns.imports.add("from rtc.runtime.tools import coerce_tool_calls")

@@ -1,0 +1,291 @@
+"""What the OpenAI delta layer needs to know about a template, decided at compile time.
+
+``rtc.runtime.openai`` turns a parser's events into OpenAI chat-completion deltas. What can be
+known before any text arrives is decided here and emitted into the module as a few class
+attributes of its ``DeltaStream``:
+
+- the role of each field: a plain text field named ``content`` is streamed as content, one
+  named ``reasoning_content``, ``thinking`` or ``reasoning`` as reasoning, ``tool_calls`` holds
+  calls, anything else is returned whole;
+- whether a streamed field's value is stripped;
+- for a tool-call field, whether a call can still be rejected once its opening has matched and,
+  if it cannot, where its name comes from and whether its parameters can be sent one by one;
+- the parser's own fast-path test of each region (the stream's fused fast path repeats it).
+
+Each "cannot be rejected" answer is a proof over every possible body, made conservatively:
+whatever this module cannot prove is sent whole after the call closes, which is always right.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+from rtc.runtime.openai import REASONING_NAMES
+from rtc.runtime.transform import PLACEHOLDER
+
+from ..literals import comment_text
+from ..model import Field, Template
+from ..plan import ServingPlan
+from .namespace import Namespace
+
+# An escaped or plain regex literal character (no metacharacter, no class escape like \n, \d).
+_LIT = r"(?:[^\\.^$*+?{}\[\]|()]|\\[^A-Za-z0-9])"
+# A character class: a bracketed set without nesting, or \w \W \d \D \s \S.
+_CLASS = r"(?:\[(?:[^\[\]\\]|\\.)+\]|\\[wWdDsS])"
+# The key/value tag patterns whose matches are final as soon as they are found (see
+# param_shape): L1 (?P<key>C+) L2 [\s*] (?P<value>.*?) [\s*] L3.
+_SHAPE = re.compile(
+    rf"(?P<l1>{_LIT}+)\(\?P<key>(?P<cls>{_CLASS})\+\)(?P<l2>{_LIT}+)(?:\\s\*)?"
+    rf"\(\?P<value>\.\*\?\)(?:\\s\*)?(?P<l3>{_LIT}+)",
+    re.DOTALL,
+)
+
+
+@dataclass
+class CallFacts:
+    """What was proved about one tool-call field, and why (for the comment)."""
+
+    why: str
+    announce: bool = False
+    name: str | None = None
+    name_group: str | None = None
+    params: str | None = None  # the tag pattern, sent one completed parameter at a time
+    param_end: str = ""
+
+
+def _unescape(literal: str) -> str:
+    return re.sub(r"\\(.)", r"\1", literal, flags=re.DOTALL)
+
+
+def _tuple(items: list[str]) -> str:
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def always_groups(pattern: str) -> set[str]:
+    """Named groups that take part in every match of ``pattern`` (conservatively: groups at the
+    top level of a pattern without a top-level ``|``, not made optional by a quantifier; none
+    if the pattern has inline flags, branch resets or conditionals)."""
+    found: set[str] = set()
+    names: list[str] = []
+    depth = 0
+    i = 0
+    opened: list[str | None] = []
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if pattern.startswith("^", j):
+                j += 1
+            if pattern.startswith("]", j):
+                j += 1
+            while j < len(pattern) and pattern[j] != "]":
+                if pattern[j] == "[":
+                    return set()  # nested sets (V1) or POSIX classes: not worth reasoning about
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            head = pattern[i + 1 : i + 3]
+            named = re.match(r"\?P<(\w+)>", pattern[i + 1 :])
+            if named:
+                names.append(named.group(1))
+                opened.append(named.group(1) if depth == 0 else None)
+            elif head.startswith("?") and head[1:2] not in (":", "=", "!", "<", ">"):
+                return set()  # inline flags, (?|...), (?(cond)...), (?P=...)...
+            else:
+                opened.append(None)
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if not opened:
+                return set()
+            name = opened.pop()
+            if name is not None and pattern[i + 1 : i + 2] not in ("?", "*", "{"):
+                found.add(name)
+        elif c == "|" and depth == 0:
+            return set()
+        i += 1
+    return {n for n in found if names.count(n) == 1}
+
+
+def param_shape(tag_pattern: str) -> str | None:
+    """The literal ending each parameter, if matches of ``tag_pattern`` are final as soon as
+    they are found in a prefix of the body; else None.
+
+    The shape is ``L1 (?P<key>C+) L2 W1 (?P<value>.*?) W2 L3`` (DOTALL), with literals L1, L2,
+    L3, each W empty or ``\\s*``, C unable to match the first character of L2 and L3 not
+    beginning with whitespace. Argument, for a body T and a prefix P of it: a match attempt at
+    q can only put L2 at f(q), the first position from q+|L1| where C fails (the key cannot
+    stop earlier, since C matches the character there and L2's first cannot), and f grows with
+    q. An attempt that succeeds in P ends at the end of the first L3 that starts at or after its
+    value's start, an occurrence that lies in P, so it is the same match in T. For an attempt
+    at q before a match M found in P, f(q) <= f(M.start), its whitespace run cannot pass M's
+    L3 (which begins with a non-space), so its value starts no later than M's L3 and every path
+    it tries ends inside P: it fails or succeeds in T exactly as in P. So finditer on P yields
+    the first matches of finditer on T, and nothing in T comes between them.
+    """
+    shape = _SHAPE.fullmatch(tag_pattern)
+    if shape is None:
+        return None
+    l2, l3 = _unescape(shape.group("l2")), _unescape(shape.group("l3"))
+    if regex.fullmatch(shape.group("cls"), l2[0], regex.DOTALL) is not None:
+        return None
+    if regex.match(r"\s", l3[0]) is not None:
+        return None
+    return l3
+
+
+def _safe_value_parser(value_parser: Any) -> bool:
+    if value_parser is None:
+        return True
+    if not isinstance(value_parser, dict):
+        return False
+    return value_parser.get("name", "text") in ("text", "bool") and isinstance(
+        value_parser.get("args", {}), dict
+    )
+
+
+def content_cannot_raise(f: Field) -> str | None:
+    """None when the field's content parser returns a value for every body, else why not."""
+    args = f.content_args
+    if not isinstance(args, dict):
+        return "its content_args are not an object"
+    if f.content in ("text", "bool"):
+        return None
+    if f.content == "kv-lines":
+        line_sep = args.get("line_sep", "\n")
+        kv_sep = args.get("kv_sep", ":")
+        if not (line_sep is None or (isinstance(line_sep, str) and line_sep)):
+            return "its line_sep can fail"
+        if not (isinstance(kv_sep, str) and kv_sep):
+            return "its kv_sep can fail"
+        if not _safe_value_parser(args.get("value_parser")):
+            return "its value parser can fail"
+        return None
+    if f.content != "xml-inline":
+        return f"its {f.content} content can be rejected"
+    tag = args.get("tag_pattern")
+    try:
+        groups = regex.compile(tag, regex.DOTALL).groupindex if isinstance(tag, str) else None
+    except regex.error:
+        groups = None
+    if groups is None:
+        return "its tag_pattern is missing or invalid"
+    always = always_groups(tag)
+    if "key" not in always:
+        return "its tag_pattern may match without a key"
+    value_parser = args.get("value_parser")
+    if not _safe_value_parser(value_parser):
+        return "its value parser can fail"
+    if value_parser is not None and "value" in groups and "value" not in always:
+        return "its value parser can be given no value"
+    return None
+
+
+def _placeholders(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        return [p for v in node.values() for p in _placeholders(v)]
+    if isinstance(node, list):
+        return [p for v in node for p in _placeholders(v)]
+    if isinstance(node, str):
+        whole = PLACEHOLDER.fullmatch(node)
+        return [whole.group(1)] if whole else []
+    return []
+
+
+def call_facts(f: Field, t: Template) -> CallFacts:
+    """How early the calls of the tool-call field ``f`` can be sent."""
+    if f.join is not None:
+        return CallFacts("sent whole: 'join' makes every call fail")
+    if f.repeats and f.name in t.defaults and not isinstance(t.defaults[f.name], list):
+        return CallFacts("sent whole: its default is not a list")
+    problem = content_cannot_raise(f)
+    if problem is not None:
+        return CallFacts(f"sent whole once closed and checked: {problem}")
+    transform = f.transform
+    function = transform.get("function") if isinstance(transform, dict) else None
+    if f.transform_each or not isinstance(function, dict):
+        return CallFacts("sent whole: the shape of its value is only known at its close")
+    opening = f.open
+    groups = always_groups(opening.pattern) if opening and not opening.is_literal else set()
+    groups.discard("content")  # shadowed by the parsed content in a transform's scope
+    for path in _placeholders(transform):
+        if path != "content" and path not in groups:
+            return CallFacts(f"sent whole: its transform's {{{path}}} can fail")
+    name = function.get("name")
+    facts = CallFacts("announced when it opens: it cannot be rejected after that", announce=True)
+    if isinstance(name, str) and PLACEHOLDER.fullmatch(name) is None:
+        facts.name = name
+    elif isinstance(name, str) and name[1:-1] in groups:
+        facts.name_group = name[1:-1]
+    else:
+        return CallFacts("sent whole: its name is only known at its close")
+    args = f.content_args
+    end = param_shape(args["tag_pattern"]) if f.content == "xml-inline" else None
+    if (
+        end is not None
+        and function.get("arguments") == "{content}"
+        and args.get("value_parser") is None
+        and not args.get("merge_duplicates", False)
+    ):
+        facts.params = args["tag_pattern"]
+        facts.param_end = end
+        facts.why += "; its arguments follow one completed parameter at a time"
+    else:
+        facts.why += "; its arguments follow at its close"
+    return facts
+
+
+def lower_serving(ns: Namespace, t: Template) -> None:
+    """The ``DeltaStream`` attributes of template ``t`` (after the fast paths are lowered)."""
+    plan = ns.plan.serving = ServingPlan()
+    probes = {fp.cur: fp.probe for fp in ns.plan.fast_paths}
+    roles, strip = [], []
+    for f in t.fields:
+        role = None
+        if f.name == "tool_calls":
+            role = "tool_calls"
+        elif f.name == "content" or f.name in REASONING_NAMES:
+            default = t.defaults.get(f.name)
+            if (
+                f.content == "text"
+                and isinstance(f.content_args, dict)
+                and not f.has_transform
+                and (f.join is not None or not f.repeats)
+                and (default is None or isinstance(default, str))
+            ):
+                role = "content" if f.name == "content" else "reasoning"
+        roles.append(repr(role))
+        stripped = role in ("content", "reasoning") and bool(f.content_args.get("strip", True))
+        strip.append(repr(stripped))
+        if role != "tool_calls":
+            plan.calls.append(([], "None"))
+            continue
+        facts = call_facts(f, t)
+        plan.uses_calls = True
+        parts = []
+        if facts.announce:
+            parts.append("announce=True")
+            parts.append(
+                f"name={facts.name!r}"
+                if facts.name is not None
+                else f"name_group={facts.name_group!r}"
+            )
+        if facts.params is not None:
+            const = ns.const(f"params_{f.name}")
+            plan.patterns.append((const, f"parameters of {comment_text(f.name)}", facts.params))
+            ns.plan.uses_regex = True
+            parts += [f"params={const}", f"param_end={facts.param_end!r}"]
+        comment = textwrap.wrap(f"{comment_text(f.name)}: {facts.why}.", 88)
+        plan.calls.append((comment, f"CallPlan({', '.join(parts)})"))
+    plan.roles = _tuple(roles)
+    plan.strip = _tuple(strip)
+    plan.clear = _tuple([probes.get(cur, "None") for cur in range(-1, len(t.fields))])

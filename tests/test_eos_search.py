@@ -1,0 +1,257 @@
+"""End-of-stream searches by delimiter shape, and the generated one-shot pass.
+
+``rtc.compiler.lowering.eos`` finds some delimiters without the regex engine at the end of the
+stream (literal lists and alternations of literals with ``str.find``, ``L\\s*``, ``R|$``...),
+and literal lists in partial mode too (``matching.find_any`` / ``tail_any``). Each is checked
+against the ``regex`` module on random texts at every position, directly and through a compiled
+module's scanner (also with every search taken as long, as ``tests/reference.py`` forces it).
+The generated ``_run_to_end`` (one pass, everything inline) is checked against the runtime's
+general ``run_to_end`` (a scanner call per step) and against ``feed()`` + ``finalize()`` on
+random templates.
+"""
+
+from __future__ import annotations
+
+import copy
+from contextlib import nullcontext
+from typing import Any
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import _long_searches, canon
+from strategies import prefixes, template_plans, texts
+from test_prefilter import SETTINGS
+
+from rtc.compiler import compile_template, load
+from rtc.compiler.prefilter import (
+    dollar_alternative,
+    literal_alternatives,
+    literal_text,
+    literal_then_spaces,
+)
+from rtc.compiler.rarity import rarest_index
+from rtc.runtime import matching
+from rtc.runtime.engine import run_to_end
+from rtc.runtime.matching import find_any, tail_any
+
+SETTINGS = settings(SETTINGS, max_examples=300)
+
+WORDS = ["<a>", "<a", "a>", "<ab>", "ab", "b", "</a>", "<|e|>", "é", "\n", " ", "x"]
+LITERALS = st.lists(st.sampled_from(WORDS[:9]), min_size=1, max_size=4)
+TEXT = st.lists(st.sampled_from(WORDS + ["\t", "\x1c", "\u2000", "<", "<|", "|>"]), max_size=12)
+
+
+def _literals(literals: list[str]) -> matching.Literals:
+    ordered = sorted(dict.fromkeys(literals), key=len, reverse=True)
+    return tuple((x, len(x), rarest_index(x)) for x in ordered)
+
+
+def _alternation(literals: list[str]) -> Any:
+    ordered = sorted(dict.fromkeys(literals), key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(x) for x in ordered), regex.DOTALL)
+
+
+def long_searches(module: Any, long: bool) -> Any:
+    """Every span counts as long in ``module`` and the runtime (as the differential suite
+    forces it), or nothing changes."""
+    return _long_searches(module) if long else nullcontext()
+
+
+@SETTINGS
+@given(literals=LITERALS, words=TEXT, long=st.booleans())
+def test_find_any_is_the_alternation_at_the_end(
+    literals: list[str], words: list[str], long: bool
+) -> None:
+    buf = "".join(words)
+    pattern, table = _alternation(literals), _literals(literals)
+    with long_searches(None, long):
+        for pos in range(len(buf) + 1):
+            m = pattern.search(buf, pos)
+            want = (-1, -1) if m is None else m.span()
+            assert find_any(buf, table, pos, len(buf) + 1) == want, (buf, pos)
+            for stop in range(pos, len(buf) + 2):
+                bounded = want if want[0] >= 0 and want[0] < stop else (-1, -1)
+                assert find_any(buf, table, pos, stop) == bounded, (buf, pos, stop)
+
+
+@SETTINGS
+@given(literals=LITERALS, words=TEXT)
+def test_find_any_and_tail_any_are_the_partial_search(
+    literals: list[str], words: list[str]
+) -> None:
+    """Partial mode: complete-first (the leftmost complete match hides every partial one), else
+    the leftmost partial match, else the zero-width partial at the end."""
+    buf = "".join(words)
+    pattern, table = _alternation(literals), _literals(literals)
+    for pos in range(len(buf) + 1):
+        m = pattern.search(buf, pos, partial=True)
+        i, j = find_any(buf, table, pos, len(buf) + 1)
+        if m is not None and not m.partial:
+            assert (i, j) == m.span(), (buf, pos)
+            continue
+        assert (i, j) == (-1, -1), (buf, pos)
+        assert tail_any(buf, pos, table) == (len(buf) if m is None else m.start()), (buf, pos)
+
+
+def _shaped(draw: st.DrawFn) -> str:
+    """A pattern of one of the shapes searched without the regex engine at the end."""
+    lits = draw(st.lists(st.sampled_from(WORDS[:9]), min_size=2, max_size=3, unique=True))
+    esc = [regex.escape(x) for x in lits]
+    shape = draw(st.integers(0, 8))
+    if shape == 0:
+        return esc[0] + r"\s*"
+    if shape == 1:
+        return r"\s*" + esc[0]
+    if shape == 2:
+        return "|".join(esc)
+    if shape == 3:
+        return r"\s*(?:" + "|".join(esc) + ")"
+    if shape == 4:
+        return esc[0] + r"\s*|$"
+    if shape == 5:
+        return r"\s*" + esc[0] + r"|\Z"
+    if shape == 6:
+        return esc[0] + "|" + esc[1] + "|$"
+    if shape == 7:
+        return esc[0]
+    return r"\s*" + esc[0] + r"\s*"
+
+
+@SETTINGS
+@given(data=st.data(), words=TEXT, long=st.booleans())
+def test_shaped_patterns_are_the_regex_search_at_the_end(
+    data: st.DataObject, words: list[str], long: bool
+) -> None:
+    pattern = data.draw(st.composite(lambda draw: _shaped(draw))(), label="pattern")
+    template = {"start_anchor": "<A>", "fields": {"c": {"close_pattern": pattern}}}
+    module = load(template)
+    compiled = regex.compile(pattern, regex.DOTALL)
+    buf = "".join(words)
+    memo = [None] * module.ResponseParser._memo_size
+    with long_searches(module, long):
+        for pos in range(len(buf) + 1):
+            _, start, end, target, _ = module._scan_outside(buf, pos, True, memo)
+            m = compiled.search(buf, pos)
+            # An empty match at the very end is never taken (the reference's veto).
+            want = None if m is None or m.start() >= len(buf) else m.span()
+            got = None if target == -1 else (start, end)
+            assert got == want, (pattern, buf, pos)
+
+
+def test_shapes_are_recognised() -> None:
+    assert literal_then_spaces(r"<\|im_end\|>\s*") == "<|im_end|>"
+    assert literal_then_spaces(r"a\\s*") is None  # the backslash is the literal
+    assert literal_then_spaces(r"a\s*?") is None
+    assert literal_text(r"\<a\>\n") == "<a>\n"
+    assert literal_text(r"a+") is None and literal_text(r"\d") is None
+    assert literal_alternatives(r"(?:<\|im_end\|>|<\|endoftext\|>)") == (
+        "<|im_end|>",
+        "<|endoftext|>",
+    )
+    assert literal_alternatives("ab|abc") is None  # a prefix of another: order would matter
+    assert literal_alternatives("(?:a)|(?:b)") is None
+    assert dollar_alternative(r"<\|user\|>\s*|$") == (r"<\|user\|>\s*", True)
+    assert dollar_alternative(r"a|\Z") == ("a", False)
+    assert dollar_alternative(r"a\|$") is None  # an escaped bar
+    assert dollar_alternative(r"a*|$") is None  # R can match the empty string
+    assert dollar_alternative(r"(?=a)|$") is None  # outside the subset
+
+
+def test_generated_module_names_how_each_delimiter_is_searched() -> None:
+    template = {
+        "start_anchor": "<A>",
+        "fields": {
+            "t": {"open": "<t>", "close_pattern": r"</t>\s*"},
+            "c": {"close_pattern": r"<\|user\|>\s*|$"},
+            "x": {"open": ["<x>", "<xx>", "[X]"], "close": "</x>"},
+        },
+    }
+    source = compile_template(template)
+    assert "close 'c': pattern '<\\\\|user\\\\|>\\\\s*|$': str.find, then the whitespace after" in (
+        source
+    )
+    assert ", or the empty match at the end" in source
+    assert "open 'x': literals ['<x>', '<xx>', '[X]']: str.find of each literal" in source
+    assert '_OPEN_X_LITERALS = (\n    ("<xx>", 4, 3),\n    ("<x>", 3, 2),\n' in source
+    assert "_CLOSE_T_PATTERN = regex.compile(" in source
+    assert "def _run_to_end(" in source
+
+
+# --- the generated pass against the general one --------------------------------------------
+
+
+def _outcome(fn: Any) -> Any:
+    try:
+        return ("value", canon(fn()))
+    except Exception as exc:  # the exception type is the observable
+        return ("raises", type(exc).__name__)
+
+
+@SETTINGS
+@given(data=st.data(), long=st.booleans())
+def test_generated_pass_is_the_general_pass(data: st.DataObject, long: bool) -> None:
+    """From a fresh parser's state: the module's _run_to_end stores what run_to_end stores
+    (the same values, key order and exception), and parse_response answers what one
+    feed() + finalize() answers."""
+    plan = data.draw(template_plans(), label="plan")
+    try:
+        module = load(copy.deepcopy(plan.template))
+    except (ValueError, TypeError):
+        return  # rejected templates have no pass
+    cls = module.ResponseParser
+    if cls._run_to_end is None:
+        return
+    text = data.draw(texts(plan), label="text")
+
+    def run(general: bool) -> Any:
+        out = cls._new_output()
+        if general:
+            run_to_end(cls, text, 0, cls._implicit, False, [], {}, out, {})
+        else:
+            cls._run_to_end(text, 0, cls._implicit, False, "", {}, out, {})
+        return out
+
+    def streamed() -> Any:
+        parser = cls("")
+        parser.feed(text)
+        return parser.finalize()[0]
+
+    with long_searches(module, long):
+        assert _outcome(lambda: run(False)) == _outcome(lambda: run(True)), text
+        assert _outcome(lambda: module.parse_response(text, prefix="")) == _outcome(streamed)
+
+
+@pytest.mark.parametrize("fields", [1, 65])
+def test_big_templates_keep_the_general_pass(fields: int) -> None:
+    template = {
+        "start_anchor": "<A>",
+        "fields": {f"f{i}": {"open": f"<{i}>", "close": f"</{i}>"} for i in range(fields)},
+    }
+    module = load(template)
+    assert (module.ResponseParser._run_to_end is None) == (fields > 64)
+    assert module.parse_response("<0>a</0>", prefix="") == {"f0": "a"}
+
+
+@SETTINGS
+@given(data=st.data())
+def test_known_prefix_states_are_the_prefix_pass(data: st.DataObject) -> None:
+    """A prefix's partial pass is remembered when nothing closed in it: parsing again with the
+    same prefix (the remembered state) answers what a parser fed the text answers."""
+    plan = data.draw(template_plans(), label="plan")
+    try:
+        module = load(copy.deepcopy(plan.template))
+    except (ValueError, TypeError):
+        return
+    prefix = data.draw(prefixes(plan), label="prefix")
+    text = data.draw(texts(plan), label="text")
+
+    def streamed() -> Any:
+        parser = module.ResponseParser(prefix)
+        parser.feed(text)
+        return parser.finalize()[0]
+
+    want = _outcome(streamed)
+    for _ in range(2):
+        assert _outcome(lambda: module.parse_response(text, prefix=prefix)) == want
