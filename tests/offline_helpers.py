@@ -19,6 +19,22 @@ def write_corpus(folder: Path, family: str, count: int = PER_FAMILY, seed: int =
     return path
 
 
+def table_rows(path: Path) -> list[dict[str, Any]]:
+    """The corpus's JSON objects as rows of one table, as datasets and Parquet files hold them:
+    tools as JSON text (null when absent), a text that is not a string as null."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            record["tools"] = json.dumps(record["tools"]) if "tools" in record else None
+            record["text"] = record.get("text") if isinstance(record.get("text"), str) else None
+            rows.append(record)
+    return rows
+
+
 def _arguments_as_json(message: dict[str, Any]) -> dict[str, Any]:
     for call in message.get("tool_calls") or []:
         function = call["function"]

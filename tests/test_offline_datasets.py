@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import pickle
 from pathlib import Path
 
 import pytest
-from offline_helpers import comparable, expected, write_corpus
+from offline_helpers import comparable, expected, table_rows, write_corpus
 
 datasets = pytest.importorskip("datasets")
 
@@ -16,23 +15,9 @@ from rtc.compiler.offline.hf_datasets import DatasetParser, parse_dataset  # noq
 
 
 def _dataset(path: Path):
-    """The corpus's good JSON records as a Dataset (tools as JSON text, texts null if bad)."""
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            rows.append(
-                {
-                    "id": record["id"],
-                    "prompt": record["prompt"],
-                    "text": record["text"] if isinstance(record.get("text"), str) else None,
-                    "tools": json.dumps(record["tools"]) if "tools" in record else None,
-                }
-            )
-    return datasets.Dataset.from_list(rows)
+    """The corpus's JSON records as a Dataset (tools as JSON text, texts null if bad)."""
+    columns = ("id", "prompt", "text", "tools")
+    return datasets.Dataset.from_list([{k: r[k] for k in columns} for r in table_rows(path)])
 
 
 @pytest.fixture(scope="module")

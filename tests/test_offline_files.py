@@ -17,7 +17,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from offline_helpers import FAMILIES, comparable, expected, read_output, write_corpus
+from offline_helpers import (
+    FAMILIES,
+    comparable,
+    expected,
+    read_output,
+    table_rows,
+    write_corpus,
+)
 
 from rtc.compiler.cli import main
 
@@ -57,17 +64,7 @@ def _job(family: str, source: Path, output: Path, *more: str) -> tuple[int, str,
 
 def _to_parquet(source: Path, target: Path) -> None:
     """The corpus as Parquet: JSON records only, tools as JSON text (as datasets often hold it)."""
-    rows = []
-    for line in source.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            record["tools"] = json.dumps(record["tools"]) if "tools" in record else None
-            record["text"] = record.get("text") if isinstance(record.get("text"), str) else None
-            rows.append(record)
-    pq.write_table(pa.Table.from_pylist(rows), target, row_group_size=700)
+    pq.write_table(pa.Table.from_pylist(table_rows(source)), target, row_group_size=700)
 
 
 @pytest.mark.parametrize("family", FAMILIES)

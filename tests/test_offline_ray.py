@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from offline_helpers import comparable, expected, read_output, write_corpus
+from offline_helpers import comparable, expected, read_output, table_rows, write_corpus
 
 ray = pytest.importorskip("ray")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -52,15 +52,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _good_jsonl(source: Path, target: Path) -> None:
     """The corpus without its bad lines (Ray's JSON reader refuses a file with one)."""
-    lines = []
-    for line in source.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("text"), str):
-            record["tools"] = json.dumps(record.get("tools"))
-            lines.append(json.dumps(record))
+    lines = [json.dumps(r) for r in table_rows(source) if r["text"] is not None]
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
