@@ -21,6 +21,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.tools import coerce_tool_calls
 from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
+from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
@@ -463,6 +464,17 @@ def parse_response(
     if text.__class__ is str:
         return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)
+
+
+def parse_batch(
+    texts: Sequence[str], *, prefix: str | Sequence[str], tools: Sequence[Any] | None = None
+) -> list[dict[str, Any]]:
+    """Parse each text on its own: one outcome per text, in order, never raising for one text.
+
+    Each outcome is ``{"message": dict, "error": None}`` or ``{"message": None, "error":
+    {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
+    """
+    return _parse_batch(parse_response, texts, prefix, tools)
 
 
 # ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----

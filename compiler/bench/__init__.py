@@ -51,7 +51,9 @@ The modules, one concern each:
 - ``report``: the human-readable table;
 - ``markdown``: the README's Performance tables (``--markdown FILE``);
 - ``catalogue/``: the 16 frozen benchmark templates ``--catalogue`` runs (``--live``: the
-  installed catalogue instead).
+  installed catalogue instead);
+- ``batch``: ``--batch``, the offline file pipelines (records/s, JSONL in, Parquet out), on its
+  own corpus (``rtc.compiler.offline.corpus``).
 
 The command line is ``rtc.compiler.cli.bench``. Where new work goes:
 

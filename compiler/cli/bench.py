@@ -103,6 +103,12 @@ def _template_name(source: str) -> str:
     "--no-deltas", is_flag=True, help="Do not time OpenAI deltas (DeltaStream) beside the parser."
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Offline throughput instead: records/s, JSONL in, Parquet out, for rtc with 1 and 2 "
+    "workers and for transformers (rtc.compiler.bench.batch).",
+)
 def bench_command(
     source: str | None,
     catalogue: bool,
@@ -117,6 +123,7 @@ def bench_command(
     clock: str,
     no_deltas: bool,
     quiet: bool,
+    batch: bool,
 ) -> None:
     """Benchmark the parser of SOURCE (or of the whole --catalogue) against transformers.
 
@@ -124,7 +131,12 @@ def bench_command(
     and a summary: the medians over templates of the headline ratios, each against its target,
     and the templates furthest from a target. Workloads are built from each template's own
     delimiters; one that cannot be derived is skipped and the reason printed.
+
+    With --batch: the offline pipelines on a synthetic corpus instead (no SOURCE).
     """
+    if batch:
+        _bench_batch(source, catalogue, quick, json_out, no_reference)
+        return
     if (source is None) == (not catalogue):
         raise click.UsageError(
             "give a template SOURCE or --catalogue, not both (note: --json takes a FILE, "
@@ -190,3 +202,20 @@ def bench_command(
     if markdown_out is not None:
         write_atomically(markdown_out, format_markdown(report).encode("utf-8"))
     click.echo(format_report(report), nl=False)
+
+
+def _bench_batch(
+    source: str | None, catalogue: bool, quick: bool, json_out: str | None, no_reference: bool
+) -> None:
+    from rtc.compiler.bench import batch
+
+    if source is not None or catalogue:
+        raise click.UsageError("--batch runs on its own corpus: no SOURCE or --catalogue")
+    result = batch.run(batch.QUICK if quick else batch.FULL, reference=not no_reference)
+    payload = json.dumps(result, indent=2)
+    if json_out == "-":
+        click.echo(payload)
+        return
+    if json_out is not None:
+        write_atomically(json_out, (payload + "\n").encode("utf-8"))
+    click.echo(batch.report(result))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import click
 
@@ -19,13 +20,14 @@ from rtc.compiler.sources import (
 )
 
 from .common import Failure, failing_as, print_json
+from .parse_files import file_job_options, run_file_job
 from .parse_openai import print_openai
 
 DEFAULT_CHUNK_SIZE = 64
 
 
 @click.command("parse")
-@click.argument("source")
+@click.argument("source", required=False)
 @click.argument("file", default=STDIN, metavar="[FILE|-]")
 @click.option("--prefix", metavar="TEXT", help="The prompt the text was generated after.")
 @click.option(
@@ -54,8 +56,9 @@ DEFAULT_CHUNK_SIZE = 64
     metavar="N",
     help=f"With --stream: feed the text N characters at a time (default {DEFAULT_CHUNK_SIZE}).",
 )
+@file_job_options
 def parse_command(
-    source: str,
+    source: str | None,
     file: str,
     prefix: str | None,
     prefix_file: str | None,
@@ -64,6 +67,7 @@ def parse_command(
     chunk_size: int | None,
     openai_shape: bool,
     reasoning_keys: tuple[str, ...],
+    **file_job: Any,
 ) -> None:
     """Parse the text in FILE (default: stdin) with the template SOURCE.
 
@@ -85,7 +89,22 @@ def parse_command(
     With --openai the message is an OpenAI assistant message (content, reasoning, tool_calls
     with arguments as JSON text), and with --stream every line is one OpenAI delta; problems
     and the finish reason are written to stderr (see the README, "Serving").
+
+    With --input, parses a whole file of generations instead (see "Parsing files" below).
     """
+    if file_job["input_path"] is not None:
+        unused = {
+            "FILE": file != STDIN,
+            "--tools": tools_file,
+            "--stream": stream,
+            "--chunk-size": chunk_size,
+            "--openai": openai_shape,
+            "--reasoning-key": reasoning_keys,
+        }
+        run_file_job(source, prefix, prefix_file, unused, file_job)
+        return
+    if source is None:
+        raise click.UsageError("missing SOURCE (a template), or --input to parse a file")
     if (prefix is None) == (prefix_file is None):
         raise click.UsageError("give exactly one of --prefix TEXT or --prefix-file F")
     if chunk_size is not None and not stream:
