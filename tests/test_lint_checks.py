@@ -105,6 +105,18 @@ def test_a_zero_width_implicit_close_makes_content_unreachable() -> None:
     assert f.path == "fields.content" and "content" not in f.result
 
 
+def test_a_field_the_sampler_cannot_open_is_reported_as_unprobed_not_passed() -> None:
+    # The open only matches when a JSON object follows, written with a DEFINE group and a
+    # call to it, as the catalogue's granite4 and smollm3 write theirs: the sampler writes no
+    # text for that, so no region of the field can be built and its checks skip it.
+    opening = "(?(DEFINE)(?P<obj>\\{[^{}]*\\}))<tool_call>(?=\\s*(?&obj))"
+    calls = chat_like()["fields"]["tool_calls"] | {"open_pattern": opening}
+    (f,) = findings(chat_like(tool_calls=calls), "unprobed-field")
+    assert f.severity == INFO and f.path == "fields.tool_calls.open_pattern"
+    assert "`tool_calls`" in f.message and f.example is None
+    assert findings(CLEAN, "unprobed-field") == []
+
+
 # -- chunk-dependent -----------------------------------------------------------------------
 
 

@@ -5,7 +5,8 @@ generated module does) with texts built from the template's own delimiters, or a
 patterns; every finding carries an example produced by the parser. Checks, one module per
 family:
 
-- :mod:`.structure`: ``overwritten-field``, ``ambiguous-delimiters``, ``unreachable-field``;
+- :mod:`.structure`: ``overwritten-field``, ``ambiguous-delimiters``, ``unreachable-field``,
+  ``unprobed-field``;
 - :mod:`.reasoning`: ``call-inside-reasoning``;
 - :mod:`.streaming`: ``chunk-dependent``, ``stop-token-dependent``, ``unbounded-holdback``;
 - :mod:`.outputs`: ``raises-on-output``, ``narrow-tool-name``, ``non-terminating``;
@@ -43,6 +44,7 @@ CHECKS: tuple[tuple[str, Callable[[Context], list[Finding]]], ...] = (
     ("overwritten-field", structure.overwritten_field),
     ("ambiguous-delimiters", structure.ambiguous_delimiters),
     ("unreachable-field", structure.unreachable_field),
+    ("unprobed-field", structure.unprobed_field),
     ("call-inside-reasoning", reasoning.call_inside_reasoning),
 )
 CODES = tuple(code for code, _ in CHECKS) + ("round-trip",)

@@ -1,4 +1,5 @@
-"""Checks on how regions follow each other: overwritten, ambiguous and unreachable fields."""
+"""Checks on how regions follow each other: overwritten, ambiguous, unreachable and unprobed
+fields."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .context import Context, quote
 from .findings import INFO, WARNING, Finding
 from .probe import is_raised
 from .samples import literal_or_samples
-from .shapes import Shape
+from .shapes import Shape, payload_for
 from .texts import Part
 
 
@@ -240,6 +241,43 @@ def unreachable_field(ctx: Context) -> list[Finding]:
                 f"no probe text gives `{shape.name}` a value, not even its own delimiters "
                 "around a plain value: the field never appears in a message.",
                 ctx.example(text),
+            )
+        )
+    return out
+
+
+def unprobed_field(ctx: Context) -> list[Finding]:
+    """A field the probe texts cannot hold: every check that needs a region of it skips it, and
+    the report says so instead of passing it in silence."""
+    out: list[Finding] = []
+    corpus = ctx.corpus
+    for shape in corpus.shapes:
+        if corpus.part(shape.name) is not None:
+            continue
+        f = shape.field
+        built = shape.body(payload_for(shape))
+        if built is None or f.open is None:
+            path = ctx.field_path(f)
+            why = (
+                f"it cannot write a body that its `{f.content}` content and transform turn "
+                "into a value"
+            )
+        else:
+            path = ctx.delimiter_path(f, f.open)
+            why = (
+                "no text it writes matches the open delimiter (its sampler does not cover every "
+                "construct: e.g. a look-ahead over the text that follows, `(?&name)` calls, "
+                "`DEFINE` groups)"
+            )
+        out.append(
+            ctx.finding(
+                "unprobed-field",
+                INFO,
+                path,
+                f"rtc lint could not build a region of `{shape.name}`: {why}. The checks that "
+                "probe regions of this field did not look at it; check it on real model output "
+                "(`rtc parse`).",
+                None,
             )
         )
     return out
