@@ -20,7 +20,7 @@ from rtc.runtime import require_api
 from rtc.runtime.content import json_value
 from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
 from rtc.runtime.tools import coerce_tool_calls
-from rtc.runtime.transform import apply
+from rtc.runtime.transform import each_element
 from rtc.runtime.engine import CompiledParser, parse_once, note_stall
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -92,13 +92,6 @@ _OPEN_TOOL_CALLS = regex.compile(
     "<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)", regex.DOTALL
 )
 
-# Template data used at run time, referenced by name.
-# transform of 'tool_calls'
-_TRANSFORM_TOOL_CALLS: Any = {
-    "type": "function",
-    "function": {"name": "{tool_name}", "arguments": "{parameters}"},
-}
-
 
 # ---- Field values: content parser, then transform ----
 
@@ -118,7 +111,19 @@ def _finish_thinking(body: str, captures: dict[str, str]) -> Any:
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = json_value(body)
-    return apply("tool_calls", content, _TRANSFORM_TOOL_CALLS, True, captures)
+    # transform_each: each element of the list, its keys over the captures
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": (element["tool_name"] if "tool_name" in element else captures["tool_name"]),
+                "arguments": (
+                    element["parameters"] if "parameters" in element else captures["parameters"]
+                ),
+            },
+        }
+        for element in each_element("tool_calls", content)
+    ]
 
 
 # ---- Scanners: one per parser state ----

@@ -19,7 +19,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
 from rtc.runtime.tools import coerce_tool_calls
-from rtc.runtime.transform import apply
+from rtc.runtime.transform import each_element
 from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
@@ -62,13 +62,6 @@ _CLOSE_CONTENT = regex.compile("(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*", regex.DO
 # close 'tool_calls': pattern '(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])'
 _CLOSE_TOOL_CALLS = regex.compile("(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])", regex.DOTALL)
 
-# Template data used at run time, referenced by name.
-# transform of 'tool_calls'
-_TRANSFORM_TOOL_CALLS: Any = {
-    "type": "function",
-    "function": {"name": "{name}", "arguments": "{arguments}"},
-}
-
 
 # ---- Field values: content parser, then transform ----
 
@@ -76,7 +69,19 @@ _TRANSFORM_TOOL_CALLS: Any = {
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = json_value(body)
-    return apply("tool_calls", content, _TRANSFORM_TOOL_CALLS, True, captures)
+    # transform_each: each element of the list, its keys over the captures
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": (element["name"] if "name" in element else captures["name"]),
+                "arguments": (
+                    element["arguments"] if "arguments" in element else captures["arguments"]
+                ),
+            },
+        }
+        for element in each_element("tool_calls", content)
+    ]
 
 
 # Field 'content'

@@ -7,11 +7,12 @@ copied structurally (dicts and lists) or returned as is. There is no string inte
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import regex
 
-__all__ = ["PLACEHOLDER", "apply", "lookup", "render", "transform_problem"]
+__all__ = ["PLACEHOLDER", "apply", "each_element", "lookup", "render", "transform_problem"]
 
 # `\w` must follow the `regex` module's Unicode rules (not `re`'s): that decides which
 # strings count as placeholders, both when rendering and at load-time validation.
@@ -83,20 +84,27 @@ def apply(
         return value
     if not transform_each:
         return render(transform, {**captures, "content": value})
+    return [
+        render(transform, {**captures, **element}) for element in each_element(field_name, value)
+    ]
+
+
+def each_element(field_name: str, value: Any) -> Iterator[dict[str, Any]]:
+    """The elements ``transform_each`` renders, in order: ``value`` must be a list (checked at
+    the first step) and each element a dict (checked when its turn comes, after the elements
+    before it are rendered). Generated modules render each element inline from this."""
     if not isinstance(value, list):
         raise ValueError(
             f"field {field_name!r}: transform_each needs the parsed content to be a list, "
             f"not {type(value).__name__}"
         )
-    rendered = []
     for element in value:
         if not isinstance(element, dict):
             raise ValueError(
                 f"field {field_name!r}: transform_each needs every list element to be a dict, "
                 f"not {type(element).__name__}"
             )
-        rendered.append(render(transform, {**captures, **element}))
-    return rendered
+        yield element
 
 
 def transform_problem(transform: Any) -> str | None:

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers.utils.chat_parsing import content_parsers as reference
 
+from rtc.compiler import load
 from rtc.runtime import transform
 from rtc.runtime.content import parse_json
 
@@ -323,3 +324,71 @@ def test_apply_matches_reference(value: Any, template: Any, each: bool, captures
 )
 def test_transform_problem_matches_reference(template: Any) -> None:
     assert_same_validation(template)
+
+
+def compiled_outcome(value: Any, template: Any, each: Any, captures: Any) -> Any:
+    """What a generated module's field value gives: its transform inline (rtc.compiler.lowering
+    .fields), each element rendered in place with transform_each."""
+    spec = {"open": "<f>", "close": "</f>", "content": "json", "transform": template}
+    if each:
+        spec["transform_each"] = each
+    module = load({"start_anchor": "<A>", "fields": {"f": spec}})
+    try:
+        result = module._finish_f(json.dumps(value), captures)
+    except Exception as exc:  # the exception type is the observable
+        return ("raises", type(exc))
+    return ("value", canon(result, {}))
+
+
+# Lists of dicts (what transform_each renders) more often, and captures that share keys with
+# the elements, so that which of the two a root is read from shows.
+ELEMENTS = st.lists(st.dictionaries(KEYS, SCOPE_VALUES, max_size=3), min_size=1, max_size=3)
+SHARED_CAPTURES = st.dictionaries(
+    st.sampled_from(["name", "x", "content", "a", "k"]), st.sampled_from(["v", "1"]), max_size=3
+)
+ROOTED = st.dictionaries(
+    st.sampled_from(["n", "m"]),
+    st.sampled_from(["{name}", "{x}", "{a}", "{k}", "{content}", "{a.k}", "{k.l}"]),
+    min_size=1,
+    max_size=2,
+)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(
+    value=st.one_of(ELEMENTS, PARSED_VALUES),
+    template=st.one_of(ROOTED, TEMPLATES),
+    each=st.booleans(),
+    captures=st.one_of(SHARED_CAPTURES, CAPTURES),
+)
+def test_inline_transform_is_the_general_apply(
+    value: Any, template: Any, each: bool, captures: Any
+) -> None:
+    # The property behind inlining transforms (with and without transform_each): the same
+    # value, the same aliasing, or the same exception type, as the general path and the
+    # reference.
+    if template is None or transform.transform_problem(template) is not None:
+        return  # not a template that loads
+    general = assert_same_apply(value, template, each, captures)
+    assert compiled_outcome(value, template, each, copy.deepcopy(captures)) == general
+
+
+def test_each_element_inline_reads_the_element_before_the_captures() -> None:
+    template = {"n": "{name}", "x": "{x.k}", "c": "{content}"}
+    value = [{"name": "el", "x": {"k": [1]}}, {"content": 2}]
+    captures = {"name": "cap", "x": "no", "content": "c"}
+    expected = apply_outcome(False, value, template, True, copy.deepcopy(captures))
+    assert expected[0] == "raises"  # the second element has no "x" and the captures' is a str
+    value[1]["x"] = {"k": 3}
+    expected = apply_outcome(False, value, template, True, copy.deepcopy(captures))
+    assert expected == compiled_outcome(value, template, True, copy.deepcopy(captures))
+    rendered = [{"n": "el", "x": [1], "c": "c"}, {"n": "cap", "x": 3, "c": 2}]
+    assert expected == ("value", canon(rendered, {}))
+
+
+def test_each_element_inline_checks_elements_in_turn() -> None:
+    # An earlier element's missing key (KeyError) comes before a later non-dict (ValueError).
+    template = {"n": "{name}"}
+    for value, raised in (([{}, 1], KeyError), ([{"name": "a"}, 1], ValueError), ({}, ValueError)):
+        assert compiled_outcome(value, template, True, {}) == ("raises", raised)
+        assert apply_outcome(False, value, template, True, {}) == ("raises", raised)

@@ -8,6 +8,7 @@ with the transform as data), and whether the value is stored once, appended or j
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rtc.runtime.transform import PLACEHOLDER
@@ -33,6 +34,8 @@ def lower_field(ns: Namespace, f: Field, fn_names: set[str]) -> FieldPlan:
     fn = identifier(f.name, fn_names, "_finish_")
     lines = [f"content = {content_expr(ns, f)}"]
     if f.has_transform:
+        if f.transform_each:
+            lines.append("# transform_each: each element of the list, its keys over the captures")
         lines.append(f"return {transform_expr(ns, f)}")
     else:
         lines.append("return content")
@@ -72,27 +75,48 @@ def content_expr(ns: Namespace, f: Field) -> str:
 
 def transform_expr(ns: Namespace, f: Field) -> str:
     transform = f.transform
-    if not f.transform_each and fits_inline(transform):
-        return render_expr(ns, transform)
+    if fits_inline(transform):
+        if not f.transform_each:
+            return render_expr(ns, transform, _content_scope)
+        # transform_each: the reference renders each element in the scope {**captures,
+        # **element}; a root is read from the element when it has that key, else from the
+        # captures (a KeyError when neither has it, as the reference's lookup raises). The
+        # elements are checked as the reference checks them, each when its turn comes
+        # (each_element), so an earlier element's render error still comes first.
+        ns.imports.add("from rtc.runtime.transform import each_element")
+        item = render_expr(ns, transform, _element_scope)
+        return f"[{item} for element in each_element({f.name!r}, content)]"
     ns.imports.add("from rtc.runtime.transform import apply")
     const = ns.data(f"transform_{f.name}", f"transform of {comment_text(f.name)}", transform)
     return f"apply({f.name!r}, content, {const}, {f.transform_each!r}, captures)"
 
 
-def render_expr(ns: Namespace, node: Any) -> str:
-    """A Python expression building the transform's output, evaluated like the reference."""
+def _content_scope(root: str) -> str:
+    """Where a placeholder's root is read from without transform_each: the scope {**captures,
+    "content": value}."""
+    return "content" if root == "content" else f"captures[{root!r}]"
+
+
+def _element_scope(root: str) -> str:
+    """Where a placeholder's root is read from with transform_each: {**captures, **element}."""
+    return f"(element[{root!r}] if {root!r} in element else captures[{root!r}])"
+
+
+def render_expr(ns: Namespace, node: Any, scope: Callable[[str], str]) -> str:
+    """A Python expression building the transform's output, evaluated like the reference;
+    ``scope`` gives the expression that reads a placeholder's root."""
     if isinstance(node, dict):
-        items = ", ".join(f"{k!r}: {render_expr(ns, v)}" for k, v in node.items())
+        items = ", ".join(f"{k!r}: {render_expr(ns, v, scope)}" for k, v in node.items())
         return "{" + items + "}"
     if isinstance(node, list):
-        return "[" + ", ".join(render_expr(ns, v) for v in node) + "]"
+        return "[" + ", ".join(render_expr(ns, v, scope) for v in node) + "]"
     if isinstance(node, str):
         whole = PLACEHOLDER.fullmatch(node)
         if whole is None:
             return repr(node)
         path = whole.group(1)
         root, *keys = path.split(".")
-        base = "content" if root == "content" else f"captures[{root!r}]"
+        base = scope(root)
         if not keys:
             return base
         ns.imports.add("from rtc.runtime.transform import lookup")
