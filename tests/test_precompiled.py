@@ -163,3 +163,20 @@ def test_shortcuts_are_exact_on_edge_bodies() -> None:
                     lambda b, p=pairs, n=non_json: content.json_with(b, p, False, n), body
                 )
                 assert got == want, (body, args, more)
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.sampled_from(",{}:\"' _aZ9é²٤\u0301\n-"), max_size=24))
+def test_a_bare_key_needs_a_word_character_after_a_comma_or_brace(text: str) -> None:
+    """The implication json_with relies on to skip the bare-key rewrite: no ``[,{]\\w`` in the
+    text, no match of the rewrite's pattern (so the rewrite would change nothing)."""
+    if content._BARE_KEY_START.search(text) is None:
+        assert content._BARE_KEY.search(text) is None, text
+        assert content._BARE_KEY.sub(r'"\1":', text) == text
+    for pairs in ((), ((("'", content.regex.compile("'(.*?)'", content.regex.DOTALL))),)):
+        args: dict[str, Any] = {"unquoted_keys": True, "allow_non_json": True}
+        if pairs:
+            args["string_delims"] = [["'", "'"]]
+        want = _outcome(lambda b, a=args: content.parse_json(b, copy.deepcopy(a)), text)
+        got = _outcome(lambda b, p=pairs: content.json_with(b, p, True, 1), text)
+        assert got == want, (text, pairs)
