@@ -18,7 +18,7 @@ INSTALL_HINT = "pip install 'rtc[compiler]'"
 
 def main() -> None:
     try:
-        from rtc.compiler.cli import main as cli
+        from rtc.compiler.cli import run
     except ModuleNotFoundError as exc:
         missing = (exc.name or "").partition(".")[0]
         if missing not in COMPILER_DEPENDENCIES:
@@ -28,4 +28,4 @@ def main() -> None:
             f" {INSTALL_HINT}\n"
         )
         raise SystemExit(2) from None
-    cli(prog_name="rtc")
+    run()

@@ -10,7 +10,7 @@ exits 1 when it finds drift.
 
 from __future__ import annotations
 
-from .app import main
+from .app import main, run
 from .bench import bench_command
 from .check import check_command
 from .compile import compile_command
@@ -23,4 +23,4 @@ main.add_command(parse_command)
 main.add_command(bench_command)
 main.add_command(lint_command)
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

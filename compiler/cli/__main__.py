@@ -1,6 +1,6 @@
 """``python -m rtc.compiler.cli``: the same as the ``rtc`` command."""
 
-from rtc.compiler.cli import main
+from rtc.compiler.cli import run
 
 if __name__ == "__main__":
-    main(prog_name="rtc")
+    run()

@@ -5,6 +5,10 @@ Each command lives in its own module of this package and is registered in ``__in
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import NoReturn
+
 import click
 
 from rtc.compiler.version import __version__
@@ -24,3 +28,27 @@ def main() -> None:
     Exit status: 0 on success, 1 when `rtc check` finds drift or `rtc lint` a finding at its
     --fail-on severity, 2 on any error (one line on stderr, `rtc: error: …`).
     """
+
+
+INTERRUPTED = 130
+"""The exit status of a job stopped by Ctrl-C or SIGTERM (the shell's convention)."""
+
+
+def run(prog_name: str = "rtc") -> NoReturn:
+    """The process entry point: ``main`` as a command, then the exit.
+
+    A job stopped by a signal has already cleaned up (its temporary files are gone) and said so
+    on stderr when it exits with 130. It then leaves at once, without the interpreter's
+    teardown: native libraries the job used (Arrow's thread pools, for Parquet) may still have
+    threads running, and tearing the interpreter down under them crashed a stopped process
+    once (exit -11 after the message). Nothing is left to write, so nothing is lost.
+    """
+    try:
+        main(prog_name=prog_name)
+    except SystemExit as exc:
+        if exc.code == INTERRUPTED:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(INTERRUPTED)
+        raise
+    raise SystemExit(0)  # click's standalone mode always exits; this keeps NoReturn honest
