@@ -165,17 +165,16 @@ def json_with(
     if delims and (_PARK_OPEN in body or _PARK_CLOSE in body):
         raise ValueError(_RESERVED)
     rewritten = body
+    parked: list[str] = []
     if delims:
-        parked: list[str] = []
         park = _parker(parked)
         for opener, pattern in delims:
             if opener in rewritten:
                 rewritten = pattern.sub(park, rewritten)
-        if unquoted_keys and _BARE_KEY_START.search(rewritten) is not None:
-            rewritten = _BARE_KEY.sub(r'"\1":', rewritten)
-        rewritten = _restore(rewritten, parked)
-    elif unquoted_keys and _BARE_KEY_START.search(rewritten) is not None:
+    if unquoted_keys and _BARE_KEY_START.search(rewritten) is not None:
         rewritten = _BARE_KEY.sub(r'"\1":', rewritten)
+    if parked:  # nothing parked: restoring would replace nothing
+        rewritten = _restore(rewritten, parked)
     if non_json and rewritten.__class__ is str:
         if rewritten.lstrip(_JSON_SPACE)[:1] not in _JSON_STARTS:
             return body.strip() if non_json == 1 else body
