@@ -17,6 +17,8 @@ from typing import Any
 
 import regex
 
+from .json_decode import loads
+
 __all__ = [
     "PARSERS",
     "STREAMABLE",
@@ -179,7 +181,7 @@ def json_with(
         if rewritten.lstrip(_JSON_SPACE)[:1] not in _JSON_STARTS:
             return body.strip() if non_json == 1 else body
     try:
-        return json.loads(rewritten)
+        return loads(rewritten)
     except json.JSONDecodeError as exc:
         if non_json:
             return body.strip() if non_json == 1 else body
@@ -189,7 +191,7 @@ def json_with(
 def json_value(body: str) -> Any:
     """``json_with(body, (), False, 0)``: plain JSON, the arguments setting nothing."""
     try:
-        return json.loads(body)
+        return loads(body)
     except json.JSONDecodeError as exc:
         raise _not_json(body, body, exc) from exc
 
@@ -199,7 +201,7 @@ def json_or_text(body: str, strip: bool) -> Any:
     if body.__class__ is str and body.lstrip(_JSON_SPACE)[:1] not in _JSON_STARTS:
         return body.strip() if strip else body
     try:
-        return json.loads(body)
+        return loads(body)
     except json.JSONDecodeError:
         return body.strip() if strip else body
 

@@ -8,10 +8,10 @@ schema, in the order the schema lists its types.
 
 from __future__ import annotations
 
-import json
 from inspect import isfunction, ismethod
 from typing import Any
 
+from .json_decode import loads
 from .json_schema import get_json_schema
 
 __all__ = ["coerce", "coerce_tool_calls", "read_tools", "schema_types"]
@@ -117,7 +117,7 @@ def _try_type(raw: str, type_name: str) -> tuple[bool, Any]:
             return True, None
         return False, None
     if type_name in ("object", "array"):
-        decoded = json.loads(raw)
+        decoded = loads(raw)
         if isinstance(decoded, dict if type_name == "object" else list):
             return True, decoded
     # `string` and unknown type names never convert anything.
