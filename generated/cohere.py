@@ -11,6 +11,7 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -90,6 +91,10 @@ _CLOSE_TOOL_CALLS_LITERALS = (
 # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)'
 _OPEN_TOOL_CALLS = regex.compile(
     "<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)", regex.DOTALL
+)
+# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
+_OPEN_TOOL_CALLS_ASCII = re.compile(
+    "<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)", re.ASCII | re.DOTALL
 )
 
 
@@ -188,10 +193,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, None, 1
-        # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module
+        # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module (its re twin on ASCII text)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
+            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -472,10 +477,10 @@ def _run_to_end(
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, 1, None, 1
-            # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module
+            # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module (its re twin on ASCII text)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _OPEN_TOOL_CALLS.search(buf, pos)
+                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

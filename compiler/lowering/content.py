@@ -28,6 +28,7 @@ import regex
 
 from rtc.runtime.content import PARSERS
 
+from ..ascii_twin import has_ascii_twin
 from ..literals import comment_text
 from .namespace import Namespace, identifier
 
@@ -115,14 +116,21 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
         return None
     merge = bool(args.get("merge_duplicates", False))
     const = ns.const(f"{stem}_tag_pattern")
-    _add(
-        ns,
-        const,
-        f"{where}: tag_pattern",
-        f"regex.compile({ns.literal(tag_pattern)}, regex.DOTALL)",
-    )
+    source = ns.literal(tag_pattern)
+    _add(ns, const, f"{where}: tag_pattern", f"regex.compile({source}, regex.DOTALL)")
+    twin = None
+    if has_ascii_twin(tag_pattern):
+        twin = ns.const(f"{const}_ascii")
+        comment = f"{where}: tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)"
+        _add(ns, twin, comment, f"re.compile({source}, re.ASCII | re.DOTALL)")
+        ns.plan.uses_re = True
     ns.imports.add("from rtc.runtime.content import xml_inline_with")
-    return lambda x: f"xml_inline_with({x}, {const}, value={value}, merge_duplicates={merge})"
+
+    def call(x: str) -> str:
+        pattern = const if twin is None else f"({twin} if {x}.isascii() else {const})"
+        return f"xml_inline_with({x}, {pattern}, value={value}, merge_duplicates={merge})"
+
+    return call
 
 
 def _kv_lines(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Call | None:

@@ -54,6 +54,9 @@ class EosSearch:
     list_maxlen: int = 0  # "regex_list": the longest literal
     back_over_ws: bool = False  # ``\s*REST``: extend the match back over whitespace
     end: str = ""  # ``R|$`` ("$") or ``R|\Z`` ("Z"): the empty match at the end
+    # "regex", "regex_list": the expression of the compiled pattern to run (its ASCII twin on
+    # ASCII text where it has one: see Namespace.engine); empty: ``const`` itself.
+    engine: str = ""
 
     @property
     def bounded(self) -> bool:
@@ -90,8 +93,10 @@ def eos_search(
         if len(delim.literals) <= MAX_FIND_LITERALS:
             const = literal_list(ns, f"{stem}_literals", comment, delim.literals)
             return EosSearch("any", const), None
-        const = ns.regex_const(stem, comment, delim.pattern)
-        return EosSearch("regex_list", const, list_maxlen=max(map(len, delim.literals))), const
+        const = ns.regex_const(stem, comment, delim.pattern, twin=True)
+        maxlen = max(map(len, delim.literals))
+        search = EosSearch("regex_list", const, list_maxlen=maxlen, engine=ns.engine(const, "buf"))
+        return search, const
     search = _pattern_search(ns, delim.pattern, stem, comment)
     whole = search.kind == "regex" and not search.back_over_ws and not search.end
     return search, search.const if whole else None
@@ -127,11 +132,11 @@ def _pattern_search(ns: Namespace, pattern: str, stem: str, comment: str) -> Eos
     if alternatives is not None and len(alternatives) <= MAX_FIND_LITERALS:
         const = literal_list(ns, f"{stem}_literals", f"{comment}: its literals", alternatives)
         return EosSearch("any", const)
-    const = ns.regex_const(stem, comment, pattern, searched=True)
+    const = ns.regex_const(stem, comment, pattern, searched=True, twin=True)
     led = literal_prefix(pattern) is not None
     if led:
         ns.imports.add("from rtc.runtime.matching import LONG_SPAN, find_literal")
-    return EosSearch("regex", const, led=led)
+    return EosSearch("regex", const, led=led, engine=ns.engine(const, "buf"))
 
 
 def search_lines(s: EosSearch, slot: int, first: bool) -> list[str]:
@@ -227,6 +232,7 @@ def _any_lines(const: str, slot: int, bounded: bool) -> list[str]:
 
 def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
     c = s.const
+    e = s.engine or c  # what runs the search (the pattern, or its twin on ASCII text)
     store = f"r = memo[{slot}] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)"
     lines = [
         f"r = memo[{slot}]",
@@ -235,14 +241,14 @@ def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
     if s.kind == "regex_list" and bounded:
         lines += [
             "    if target == -1:",
-            f"        m = {c}.search(buf, pos)",
+            f"        m = {e}.search(buf, pos)",
             f"        {store}",
             f"    elif start == pos and end - start > {s.list_maxlen}:",
             "        # The candidate starts here and is longer than any of these literals.",
             "        r = (pos, -1, -1, None)",
             "    else:",
             "        # Literals starting after the candidate cannot win: search only up to it.",
-            f"        m = {c}.search(buf, pos, min(n, start + {s.list_maxlen}))",
+            f"        m = {e}.search(buf, pos, min(n, start + {s.list_maxlen}))",
             "        r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)",
             "        if m is not None:",
             f"            memo[{slot}] = r",
@@ -273,24 +279,27 @@ def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
             lines += [f"        memo[{slot}] = r"]
         lines += [
             "    else:",
-            f"        m = {c}.match(buf, i)",
+            f"        m = {e}.match(buf, i)",
             "        if m is None:",
-            f"            m = search_literal_led({c}, buf, i + 1, {c}_PREFIX, {c}_RARE)",
+            f"            m = search_literal_led({e}, buf, i + 1, {c}_PREFIX, {c}_RARE)",
             f"        {store}",
         ]
     else:
-        lines += [f"    m = {c}.search(buf, pos)", f"    {store}"]
+        lines += [f"    m = {e}.search(buf, pos)", f"    {store}"]
     return lines + ["i, j, m = r[1], r[2], r[3]"]
 
 
 def describe_search(s: EosSearch) -> str:
     """How the end-of-stream search goes, for the comment above it."""
+    engine = "the regex module"
+    if s.engine not in ("", s.const):
+        engine += " (its re twin on ASCII text)"
     how = {
         "literal": "str.find",
         "literal_ws": "str.find, then the whitespace after it",
         "any": "str.find of each literal",
-        "regex": "the regex module" + (" (long text: between its literal prefix)" if s.led else ""),
-        "regex_list": "the regex module",
+        "regex": engine + (" (long text: between its literal prefix)" if s.led else ""),
+        "regex_list": engine,
     }[s.kind]
     if s.back_over_ws:
         how += ", back over leading whitespace"

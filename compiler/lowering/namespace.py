@@ -13,6 +13,7 @@ import keyword
 import re
 from typing import Any
 
+from ..ascii_twin import has_ascii_twin
 from ..literals import comment_text, py_literal
 from ..plan import LiteralConst, Plan, RegexConst
 from ..prefilter import literal_prefix
@@ -51,6 +52,14 @@ class Namespace:
         self.names: set[str] = {"_WHITESPACE"}
         self.imports: set[str] = set()
         self.uses_whitespace = False
+        self.twins: set[str] = set()
+
+    def engine(self, name: str, text: str) -> str:
+        """The expression of the compiled pattern ``name`` to run on ``text`` (a local name):
+        its ASCII twin where it has one and the text is ASCII, else the pattern itself."""
+        if name in self.twins:
+            return f"({name}_ASCII if {text}.isascii() else {name})"
+        return name
 
     def literal(self, value: Any) -> str:
         """``py_literal``, noting when the expression needs the json module."""
@@ -69,10 +78,18 @@ class Namespace:
         self.plan.data_consts.append((name, comment, expr))
         return name
 
-    def regex_const(self, stem: str, comment: str, pattern: str, searched: bool = False) -> str:
-        """A compiled pattern; ``searched``: also what long end-of-stream searches need."""
+    def regex_const(
+        self, stem: str, comment: str, pattern: str, searched: bool = False, twin: bool = False
+    ) -> str:
+        """A compiled pattern; ``searched``: also what long end-of-stream searches need;
+        ``twin``: also its ASCII twin where it has one (see :meth:`engine`)."""
         name = self.const(stem)
         const = RegexConst(name, comment, repr(pattern))
+        if twin and has_ascii_twin(pattern) and f"{name}_ASCII" not in self.names:
+            self.names.add(f"{name}_ASCII")
+            const.twin = True
+            self.twins.add(name)
+            self.plan.uses_re = True
         prefix = literal_prefix(pattern) if searched else None
         if prefix is not None:
             self.names.update((f"{name}_PREFIX", f"{name}_RARE"))
