@@ -27,8 +27,15 @@ from rtc.runtime.matching import (
     search_literal_led,
     tail_any,
 )
-from rtc.runtime.tools import coerce_tool_calls
-from rtc.runtime.engine import CompiledParser, parse_once, note_stall, store_value
+from rtc.runtime.tools import coerce_tool_calls, read_tools
+from rtc.runtime.engine import (
+    CompiledParser,
+    parse_once,
+    message,
+    prefix_state,
+    note_stall,
+    store_value,
+)
 from rtc.runtime.batch import parse_batch as _parse_batch
 from rtc.runtime.oneshot import parse_response as _parse_response
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
@@ -783,6 +790,19 @@ def parse_response(
     tools: Sequence[Any] | None = None,
 ) -> Any:
     """Parse a complete generation (or a list of them) into a message dict (or a list)."""
+    if text.__class__ is str and prefix.__class__ is str:
+        # The usual call: rtc.runtime.engine.parse_once's steps written out, in its order (the
+        # tools read, the message begun, the prefix cut at its anchor and what follows the
+        # anchor passed in partial mode, then one pass to the end of the stream).
+        read = read_tools(tools)
+        out = {"role": "assistant"}
+        truncated = ResponseParser._truncate(prefix) if prefix else ""
+        if truncated:
+            pos, cur, opened, parts, captures = prefix_state(ResponseParser, truncated, out, read)
+            _run_to_end(truncated + text, pos, cur, opened, "".join(parts), captures, out, read)
+        else:
+            _run_to_end(text, 0, -1, False, "", {}, out, read)
+        return message(ResponseParser, out)
     if text.__class__ is str:
         return parse_once(ResponseParser, text, prefix, tools)
     return _parse_response(ResponseParser, text, prefix, tools)

@@ -446,17 +446,8 @@ def parse_once(
     truncated = cls._truncate(prefix) if prefix else ""
     if not truncated:
         pos, cur, opened, parts, captures = 0, cls._implicit, False, [], {}
-    elif (known := _PREFIX_STATES.get((cls, truncated))) is not None:
-        pos, cur, opened, kept, caught = known
-        parts, captures = list(kept), dict(caught)
     else:
-        pos, cur, opened, parts, captures, closed = prefix_pass(cls, truncated, out, read)
-        if not closed and len(truncated) <= MAX_KNOWN_PREFIX:
-            # Nothing closed in the prefix (nothing stored, tools unused): what the pass left
-            # depends on the template and this text alone (see _PREFIX_STATES).
-            if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
-                _PREFIX_STATES.clear()
-            _PREFIX_STATES[cls, truncated] = (pos, cur, opened, tuple(parts), dict(captures))
+        pos, cur, opened, parts, captures = prefix_state(cls, truncated, out, read)
     buf = truncated
     if text:
         if not isinstance(text, str):
@@ -464,6 +455,27 @@ def parse_once(
         buf += text
     to_end(cls, buf, pos, cur, opened, parts, captures, out, read)
     return message(cls, out)
+
+
+def prefix_state(
+    cls: type[CompiledParser], truncated: str, out: dict[str, Any], read: dict[str, dict[str, Any]]
+) -> tuple[int, int, bool, list[str], dict[str, str]]:
+    """What the partial-mode pass over a non-empty truncated prefix leaves (position, current
+    field, opened, body parts, captures), storing into ``out`` what closes in it; remembered
+    when nothing closed (see _PREFIX_STATES). Used by ``parse_once`` and by the one-shot
+    ``parse_response`` a generated module writes out."""
+    known = _PREFIX_STATES.get((cls, truncated))
+    if known is not None:
+        pos, cur, opened, kept, caught = known
+        return pos, cur, opened, list(kept), dict(caught)
+    pos, cur, opened, parts, captures, closed = prefix_pass(cls, truncated, out, read)
+    if not closed and len(truncated) <= MAX_KNOWN_PREFIX:
+        # Nothing closed in the prefix (nothing stored, tools unused): what the pass left
+        # depends on the template and this text alone (see _PREFIX_STATES).
+        if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
+            _PREFIX_STATES.clear()
+        _PREFIX_STATES[cls, truncated] = (pos, cur, opened, tuple(parts), dict(captures))
+    return pos, cur, opened, parts, captures
 
 
 def to_end(

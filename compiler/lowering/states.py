@@ -116,6 +116,9 @@ def lower_pass(ns: Namespace, t: Template, table: dict[int, str]) -> None:
         # Its if/elif chains nest in Python's parser: a template this big keeps the runtime's
         # general run_to_end (the same answers, with a scanner call per step).
         return
+    # parse_response() writes out parse_once's steps around this pass (see the module template).
+    plan.engine_imports += ["message", "prefix_state"]
+    ns.imports.add("from rtc.runtime.tools import read_tools")
     by_function = {state.function: state for state in plan.states}
     inside = [f.index for f in t.fields if not f.implicit]
     for index in inside:
