@@ -19,7 +19,15 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
-from rtc.runtime.matching import LONG_SPAN, SPACES, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    SPACES,
+    SPACE_CHARS,
+    find_any,
+    find_literal,
+    literal_tail,
+    tail_any,
+)
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.transform import each_element
 from rtc.runtime.engine import (
@@ -104,8 +112,6 @@ _OPEN_TOOL_CALLS_PATTERN = regex.compile("\\s*<tool_calls>\\s*", regex.DOTALL)
 _CLOSE_TOOL_CALLS = regex.compile("\\s*(?=</tool_calls>)", regex.DOTALL)
 # Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
 _CLOSE_TOOL_CALLS_ASCII = re.compile("\\s*(?=</tool_calls>)", re.ASCII | re.DOTALL)
-# what \s matches, for whitespace-led patterns
-_WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
@@ -232,7 +238,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
         if i >= 0 and j < n and buf[j].isspace():
             j = SPACES.match(buf, j).end()  # the \s* after the literal
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -529,7 +535,7 @@ def _run_to_end(
                 j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
                 if i >= 0 and j < n and buf[j].isspace():
                     j = SPACES.match(buf, j).end()  # the \s* after the literal
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1

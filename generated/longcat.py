@@ -18,7 +18,15 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
-from rtc.runtime.matching import LONG_SPAN, SPACES, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    SPACES,
+    SPACE_CHARS,
+    find_any,
+    find_literal,
+    literal_tail,
+    tail_any,
+)
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.engine import CompiledParser, parse_once, message, prefix_state, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
@@ -86,8 +94,6 @@ _CLOSE_TOOL_CALLS_LITERALS = (
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\s*<longcat_tool_call>\\s*'
 _OPEN_TOOL_CALLS_PATTERN = regex.compile("\\s*<longcat_tool_call>\\s*", regex.DOTALL)
-# what \s matches, for whitespace-led patterns
-_WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
@@ -165,7 +171,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
         if i >= 0 and j < n and buf[j].isspace():
             j = SPACES.match(buf, j).end()  # the \s* after the literal
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -391,7 +397,7 @@ def _run_to_end(
                 j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
                 if i >= 0 and j < n and buf[j].isspace():
                     j = SPACES.match(buf, j).end()  # the \s* after the literal
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1

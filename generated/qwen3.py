@@ -18,7 +18,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
-from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail
+from rtc.runtime.matching import LONG_SPAN, SPACE_CHARS, find_any, find_literal, literal_tail
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.engine import CompiledParser, parse_once, message, prefix_state
 from rtc.runtime.batch import parse_batch as _parse_batch
@@ -83,8 +83,6 @@ _OPEN_TOOL_CALLS_PATTERN = regex.compile("\\s*<tool_call>", regex.DOTALL)
 _CLOSE_CONTENT = regex.compile(
     "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)", regex.DOTALL
 )
-# what \s matches, for whitespace-led patterns
-_WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
@@ -160,7 +158,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         else:
             i = buf.find(_OPEN_TOOL_CALLS_AFTER_WS, pos)
         j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -175,7 +173,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         else:
             i, j = find_any(buf, _CLOSE_CONTENT_AFTER_WS_LITERALS, pos, n + 1)
             memo[2] = (pos, i, j)
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -396,7 +394,7 @@ def _run_to_end(
                 else:
                     i = buf.find(_OPEN_TOOL_CALLS_AFTER_WS, pos)
                 j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1
@@ -411,7 +409,7 @@ def _run_to_end(
                 else:
                     i, j = find_any(buf, _CLOSE_CONTENT_AFTER_WS_LITERALS, pos, n + 1)
                     memo[2] = (pos, i, j)
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1

@@ -19,7 +19,14 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import xml_inline_with
-from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, search_literal_led
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    SPACE_CHARS,
+    find_any,
+    find_literal,
+    literal_tail,
+    search_literal_led,
+)
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.engine import CompiledParser, parse_once, message, prefix_state
 from rtc.runtime.batch import parse_batch as _parse_batch
@@ -94,8 +101,6 @@ _CLOSE_TOOL_CALLS_ASCII = re.compile("</function>\\s*</tool_call>", re.ASCII | r
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "</function>"
 _CLOSE_TOOL_CALLS_RARE = 10  # '>'
-# what \s matches, for whitespace-led patterns
-_WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -183,7 +188,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         else:
             i, j = find_any(buf, _CLOSE_CONTENT_AFTER_WS_LITERALS, pos, n + 1)
             memo[1] = (pos, i, j)
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -222,7 +227,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                     )
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -468,7 +473,7 @@ def _run_to_end(
                 else:
                     i, j = find_any(buf, _CLOSE_CONTENT_AFTER_WS_LITERALS, pos, n + 1)
                     memo[1] = (pos, i, j)
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1
@@ -515,7 +520,7 @@ def _run_to_end(
                             (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                         )
                 i, j, m = r[1], r[2], r[3]
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1

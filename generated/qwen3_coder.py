@@ -19,7 +19,14 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import xml_inline_with
-from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    SPACE_CHARS,
+    find_any,
+    find_literal,
+    literal_tail,
+    tail_any,
+)
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.engine import (
     CompiledParser,
@@ -115,8 +122,6 @@ _CLOSE_TOOL_CALLS_ASCII = re.compile(
     "(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool_call>|function=))",
     re.ASCII | re.DOTALL,
 )
-# what \s matches, for whitespace-led patterns
-_WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -225,7 +230,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             ).search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -433,7 +438,7 @@ def _run_to_end(
                     ).search(buf, pos)
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1

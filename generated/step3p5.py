@@ -19,7 +19,15 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import xml_inline_with
-from rtc.runtime.matching import LONG_SPAN, SPACES, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    SPACES,
+    SPACE_CHARS,
+    find_any,
+    find_literal,
+    literal_tail,
+    tail_any,
+)
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.engine import CompiledParser, parse_once, message, prefix_state, store_value
 from rtc.runtime.batch import parse_batch as _parse_batch
@@ -101,8 +109,6 @@ _CLOSE_REASONING_CONTENT = regex.compile("</think>\\n?|<\\|im_end\\|>", regex.DO
 _CLOSE_REASONING_CONTENT_ASCII = re.compile("</think>\\n?|<\\|im_end\\|>", re.ASCII | re.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*'
 _CLOSE_TOOL_CALLS_PATTERN = regex.compile("</tool_call>\\s*", regex.DOTALL)
-# what \s matches, for whitespace-led patterns
-_WHITESPACE = regex.compile("\\s", regex.DOTALL)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -214,7 +220,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             ).search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
-        while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+        while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i >= 0 and (
             target == -1
@@ -453,7 +459,7 @@ def _run_to_end(
                     ).search(buf, pos)
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
-                while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):
+                while i > pos and buf[i - 1] in SPACE_CHARS:
                     i -= 1  # back over the whitespace the leading \s* takes
                 if i >= 0 and (
                     target == -1

@@ -114,7 +114,7 @@ def _pattern_search(ns: Namespace, pattern: str, stem: str, comment: str) -> Eos
     if rest is not None:
         inner = _pattern_search(ns, rest, f"{stem}_after_ws", f"{comment}, after its leading \\s*")
         if not inner.back_over_ws and not inner.end:
-            ns.uses_whitespace = True
+            ns.imports.add("from rtc.runtime.matching import SPACE_CHARS")
             inner.back_over_ws = True
             return inner
     literal = literal_then_spaces(pattern)
@@ -156,7 +156,7 @@ def search_lines(s: EosSearch, slot: int, first: bool) -> list[str]:
         lines = _regex_lines(s, slot, bounded)
     if s.back_over_ws:
         lines += [
-            "while i > pos and buf[i - 1].isspace() and _WHITESPACE.match(buf, i - 1):",
+            "while i > pos and buf[i - 1] in SPACE_CHARS:",
             "    i -= 1  # back over the whitespace the leading \\s* takes",
         ]
     if s.end:

@@ -49,9 +49,8 @@ class Namespace:
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        self.names: set[str] = {"_WHITESPACE"}
+        self.names: set[str] = set()
         self.imports: set[str] = set()
-        self.uses_whitespace = False
         self.twins: set[str] = set()
 
     def engine(self, name: str, text: str) -> str:
@@ -117,11 +116,5 @@ class Namespace:
         self.imports.add("from rtc.runtime.matching import LONG_SPAN, find_literal")
 
     def finish(self) -> None:
-        """The import lines, and ``_WHITESPACE`` last when a whitespace-led pattern needs it."""
+        """The import lines."""
         self.plan.runtime_imports = merge_imports(self.imports)
-        if self.uses_whitespace:
-            self.plan.regexes.append(
-                RegexConst(
-                    "_WHITESPACE", "what \\s matches, for whitespace-led patterns", repr("\\s")
-                )
-            )
