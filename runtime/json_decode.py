@@ -7,15 +7,14 @@ after the value skips whitespace again and rejects anything left ("Extra data").
 are Python code that costs more than the scanner itself on the short values models write
 (a tool call's arguments, a parameter such as ``3``).
 
-:func:`loads` calls that scanner directly at index 0. Where the text begins with whitespace or
-a BOM (or is empty), no value begins there and the scanner raises StopIteration, as it does
-for any other text without a value at its start: all of those go to ``json.loads`` itself,
-which skips what it skips and gives the value or its own error. Otherwise ``idx`` is 0 and the
-BOM check passes, so the scanner call is the one ``json.loads`` makes: its value is kept when
-it consumed all the text (the trailing skip then finds nothing and "Extra data" cannot fire),
-and the rest (trailing whitespace, extra data) goes to ``json.loads`` again. Errors the scanner
-raises inside a value (JSONDecodeError, RecursionError, the integer digit limit's ValueError)
-are the ones ``json.loads`` raises from that same call, and propagate unchanged.
+:func:`loads` calls that scanner itself, at the index after the leading JSON whitespace (the
+``idx`` json.loads computes), and keeps its value when only JSON whitespace follows it (where
+json.loads returns that value too). A text that begins with a BOM has no value at index 0, so
+the scanner raises StopIteration there, as it does for any text without a value where it
+looks: all of those go to ``json.loads`` itself, which gives its own error (the BOM's, or
+"Expecting value"). So does a value followed by anything else ("Extra data"). Errors the
+scanner raises inside a value (JSONDecodeError, RecursionError, the integer digit limit's
+ValueError) come from the very call ``json.loads`` makes, and propagate unchanged.
 ``tests/test_json_decode.py`` checks the equivalence on random and hostile text.
 """
 
@@ -32,15 +31,22 @@ __all__ = ["loads"]
 # scanner where CPython has it, as json.loads uses.
 _scan = make_scanner(json.JSONDecoder())
 
+# JSON whitespace, which json.loads skips before and after the value (nothing else).
+_SPACE = " \t\n\r"
+_SPACE_SET = frozenset(_SPACE)
+
 
 def loads(text: str) -> Any:
     """``json.loads(text)`` for a str ``text``: the same value, or the same exception."""
+    start = 0
+    if text[:1] in _SPACE_SET:
+        start = len(text) - len(text.lstrip(_SPACE))
     try:
-        value, end = _scan(text, 0)
+        value, end = _scan(text, start)
     except StopIteration:
-        # No value at index 0: leading whitespace or a BOM (json.loads skips the one and
-        # rejects the other), or no value at all ("Expecting value").
+        # No value where json.loads would look (a BOM, or nothing a value begins with): it
+        # raises the error for that.
         return json.loads(text)
-    if end == len(text):
+    if end == len(text) or not text[end:].strip(_SPACE):
         return value
-    return json.loads(text)  # trailing whitespace, or extra data
+    return json.loads(text)  # extra data after the value: json.loads raises the error
