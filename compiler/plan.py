@@ -96,8 +96,11 @@ class RegexConst:
     prefix: str = ""
     rare: int = 0
     rare_comment: str = ""
-    # Also compiled by Python's re as ``NAME_ASCII``, for ASCII text (see compiler.ascii_twin).
-    twin: bool = False
+    # Its re twin ``NAME_RE`` (see compiler.re_twin): source (repr), flags and where it runs;
+    # no source: none.
+    twin_source: str = ""
+    twin_flags: str = ""
+    twin_comment: str = ""
 
 
 @dataclass
@@ -149,14 +152,13 @@ class Plan:
     anchor_literal: str = ""
     anchor_length: int = 0
     anchor_regex: str = ""
-    anchor_engine: str = ""  # what runs over the prefix: the pattern, or its twin where ASCII
     anchor_rfind: str = ""  # literals that can never overlap: the last one found is the last match
     anchor_comment: str = ""
     runtime_imports: list[str] = field(default_factory=list)
     uses_json: bool = False
     uses_copy: bool = False
     uses_regex: bool = False
-    uses_re: bool = False  # an ASCII twin (compiler.ascii_twin) needs Python's re
+    uses_re: bool = False  # an re twin (compiler.re_twin) needs Python's re
     loop_warning: str = ""
     whole_pass_exact: bool = True
     memo_size: int = 0

@@ -81,17 +81,19 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile(
-    "(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)\\s*", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
 )
 # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|assistant_end\\|>)'
 _CLOSE_REASONING_CONTENT = regex.compile(
     "<\\|inner_suffix\\|>\\s*|(?=<\\|assistant_end\\|>)", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_REASONING_CONTENT_ASCII = re.compile(
-    "<\\|inner_suffix\\|>\\s*|(?=<\\|assistant_end\\|>)", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_REASONING_CONTENT_RE = re.compile(
+    "<\\|inner_suffix\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|assistant_end\\|>)",
+    re.DOTALL,
 )
 # close 'tool_calls': pattern '(?<=\\})\\s*\\}(?:(?=\\s*,\\s*\\{\\s*")|\\s*\\])|(?=<\\|tools_suffix\\|...'
 _CLOSE_TOOL_CALLS = regex.compile(
@@ -170,10 +172,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, m, 1
-        # close 'content': pattern '(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)\\s*': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -232,12 +234,10 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|assistant_end\\|>)': the regex module (its re twin on ASCII text)
+        # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|assistant_end\\|>)': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-            ).search(buf, pos)
+            m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -319,12 +319,10 @@ def _run_to_end(
         found = groups = None
         if cur == 0:
             # Inside 'reasoning_content': only its close is watched.
-            # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|assistant_end\\|>)': the regex module (its re twin on ASCII text)
+            # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|assistant_end\\|>)': the regex module (its re twin)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (
-                    _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-                ).search(buf, pos)
+                m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -371,10 +369,10 @@ def _run_to_end(
             ):
                 start, end, target, found, rank = i, j, 1, m, 1
                 groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)\\s*': the regex module (its re twin on ASCII text)
+            # close 'content': pattern '(?:<\\|tools_suffix\\|>|<\\|assistant_end\\|>)\\s*': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                m = _CLOSE_CONTENT_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

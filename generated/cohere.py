@@ -92,9 +92,9 @@ _CLOSE_TOOL_CALLS_LITERALS = (
 _OPEN_TOOL_CALLS = regex.compile(
     "<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
-    "<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_RE = re.compile(
+    "<\\|START_ACTION\\|>(?=[\\x00-\\U0010ffff]*?<\\|END_ACTION\\|>)", re.DOTALL
 )
 
 
@@ -193,10 +193,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, None, 1
-        # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module (its re twin on ASCII text)
+        # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -477,10 +477,10 @@ def _run_to_end(
                 or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
             ):
                 start, end, target, found, rank = i, j, 1, None, 1
-            # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module (its re twin on ASCII text)
+            # open 'tool_calls': pattern '<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+                m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

@@ -103,10 +103,10 @@ _OPEN_TOOL_CALLS = regex.compile(
     "\\s*(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?:function\\s*)?<｜tool▁sep｜>\\s*(?P<name>[^\\s<`]+)\\s*```(?:json)?\\s*(?=[\\[{])",
     regex.DOTALL,
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
-    "\\s*(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?:function\\s*)?<｜tool▁sep｜>\\s*(?P<name>[^\\s<`]+)\\s*```(?:json)?\\s*(?=[\\[{])",
-    re.ASCII | re.DOTALL,
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_RE = re.compile(
+    "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<｜tool▁calls▁begin｜>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)?<｜tool▁call▁begin｜>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:function[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)?<｜tool▁sep｜>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<name>[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000<`]+)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*```(?:json)?[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?=[\\[{])",
+    re.DOTALL,
 )
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
@@ -226,10 +226,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?:func...': the regex module (its re twin on ASCII text)
+        # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?:func...': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -511,10 +511,10 @@ def _run_to_end(
                 or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 3
-            # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?:func...': the regex module (its re twin on ASCII text)
+            # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?:func...': the regex module (its re twin)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+                m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

@@ -11,7 +11,6 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -101,11 +100,6 @@ _CLOSE_TOOL_CALLS_LITERALS = (
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?P<name>[^<]+?)\\s*<｜tool▁sep｜>\\s*",
     regex.DOTALL,
-)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    "(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?P<name>[^<]+?)\\s*<｜tool▁sep｜>\\s*",
-    re.ASCII | re.DOTALL,
 )
 # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?P<nam...'
 _OPEN_TOOL_CALLS = regex.compile(
@@ -232,12 +226,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?P<nam...': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?P<nam...': the regex module, back over leading whitespace
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -525,14 +517,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 3
-                # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?P<nam...': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?P<nam...': the regex module, back over leading whitespace
                 r = memo[3]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

@@ -11,7 +11,6 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -112,11 +111,6 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
 # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...', after its leading \s*
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     '(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
-)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    '(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*',
-    re.ASCII | re.DOTALL,
 )
 # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...'
 _OPEN_TOOL_CALLS = regex.compile(
@@ -265,12 +259,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...': the regex module, back over leading whitespace
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -564,14 +556,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 3
-                # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...': the regex module, back over leading whitespace
                 r = memo[3]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

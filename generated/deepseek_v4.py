@@ -93,32 +93,26 @@ _CLOSE_CONTENT_RARE = 17  # '\uff5c'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
-    '(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', re.ASCII | re.DOTALL
-)
 # close 'reasoning': pattern '</think>|(?=<\uff5cDSML\uff5ctool_calls>)|<\uff5cend\u2581of\u2581sentence\uff5c>'
 _CLOSE_REASONING = regex.compile(
     "</think>|(?=<｜DSML｜tool_calls>)|<｜end▁of▁sentence｜>", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_REASONING_ASCII = re.compile(
-    "</think>|(?=<｜DSML｜tool_calls>)|<｜end▁of▁sentence｜>", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_REASONING_RE = re.compile(
+    "</think>|(?=<｜DSML｜tool_calls>)|<｜end▁of▁sentence｜>", re.DOTALL
 )
 # close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?=<\uff5cDSML\uff5cinvoke)|\\s*(?:</\uff5cDSML\uff5cinvoke>...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\s*</｜DSML｜invoke>\\s*(?=<｜DSML｜invoke)|\\s*(?:</｜DSML｜invoke>\\s*)?</｜DSML｜tool_calls>",
     regex.DOTALL,
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
-    "\\s*</｜DSML｜invoke>\\s*(?=<｜DSML｜invoke)|\\s*(?:</｜DSML｜invoke>\\s*)?</｜DSML｜tool_calls>",
-    re.ASCII | re.DOTALL,
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</｜DSML｜invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?=<｜DSML｜invoke)|[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</｜DSML｜invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)?</｜DSML｜tool_calls>",
+    re.DOTALL,
 )
 # pattern '<\uff5cAssistant\uff5c>(?:</think>)?'
 _START_ANCHOR = regex.compile("<｜Assistant｜>(?:</think>)?", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_START_ANCHOR_ASCII = re.compile("<｜Assistant｜>(?:</think>)?", re.ASCII | re.DOTALL)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -233,10 +227,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...': the regex module (its re twin on ASCII text)
+        # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...': the regex module
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+            m = _OPEN_TOOL_CALLS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -306,10 +300,10 @@ def _scan_in_reasoning(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, i
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'reasoning': pattern '</think>|(?=<\uff5cDSML\uff5ctool_calls>)|<\uff5cend\u2581of\u2581sentence\uff5c>': the regex module (its re twin on ASCII text)
+        # close 'reasoning': pattern '</think>|(?=<\uff5cDSML\uff5ctool_calls>)|<\uff5cend\u2581of\u2581sentence\uff5c>': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_REASONING_ASCII if buf.isascii() else _CLOSE_REASONING).search(buf, pos)
+            m = _CLOSE_REASONING_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -341,10 +335,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?=<\uff5cDSML\uff5cinvoke)|\\s*(?:</\uff5cDSML\uff5cinvoke>...': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?=<\uff5cDSML\uff5cinvoke)|\\s*(?:</\uff5cDSML\uff5cinvoke>...': the regex module (its re twin)
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -391,22 +385,20 @@ def _run_to_end(
         found = groups = None
         if cur == 0:
             # Inside 'reasoning': only its close is watched.
-            # close 'reasoning': pattern '</think>|(?=<\uff5cDSML\uff5ctool_calls>)|<\uff5cend\u2581of\u2581sentence\uff5c>': the regex module (its re twin on ASCII text)
+            # close 'reasoning': pattern '</think>|(?=<\uff5cDSML\uff5ctool_calls>)|<\uff5cend\u2581of\u2581sentence\uff5c>': the regex module (its re twin)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_REASONING_ASCII if buf.isascii() else _CLOSE_REASONING).search(buf, pos)
+                m = _CLOSE_REASONING_RE.search(buf, pos)
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
                 start, end, target, found, rank = i, j, -2, None, 0
         elif cur == 1:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?=<\uff5cDSML\uff5cinvoke)|\\s*(?:</\uff5cDSML\uff5cinvoke>...': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?=<\uff5cDSML\uff5cinvoke)|\\s*(?:</\uff5cDSML\uff5cinvoke>...': the regex module (its re twin)
             r = memo[4]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -458,12 +450,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-                # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...': the regex module (its re twin on ASCII text)
+                # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...': the regex module
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(
-                        buf, pos
-                    )
+                    m = _OPEN_TOOL_CALLS.search(buf, pos)
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 if i >= 0 and (
@@ -574,7 +564,7 @@ class ResponseParser(CompiledParser):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
         last = -1
-        for m in (_START_ANCHOR_ASCII if prefix.isascii() else _START_ANCHOR).finditer(prefix):
+        for m in _START_ANCHOR.finditer(prefix):
             last = m.end()
         return prefix if last < 0 else prefix[last:]
 

@@ -72,15 +72,18 @@ TEMPLATE: dict[str, Any] = {
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'response_start': pattern '<response>\\n?'
 _OPEN_RESPONSE_START = regex.compile("<response>\\n?", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_RESPONSE_START_ASCII = re.compile("<response>\\n?", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_RESPONSE_START_RE = re.compile("<response>\\n?", re.DOTALL)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_RESPONSE_START_PREFIX = "<response>"
 _OPEN_RESPONSE_START_RARE = 9  # '>'
 # open 'thinking': pattern '(?:^|<think>\\s*)'
 _OPEN_THINKING = regex.compile("(?:^|<think>\\s*)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_THINKING_ASCII = re.compile("(?:^|<think>\\s*)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_THINKING_RE = re.compile(
+    "(?:^|<think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)",
+    re.DOTALL,
+)
 # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))\\s*<tool_call>(?=\\s*(?&jv)\\s*(?:</tool_call>|</s>|$))',
@@ -88,20 +91,29 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '\\n?</response>\\s*|</s>'
 _CLOSE_CONTENT = regex.compile("\\n?</response>\\s*|</s>", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("\\n?</response>\\s*|</s>", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "\\n?</response>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|</s>",
+    re.DOTALL,
+)
 # close 'thinking': pattern '</think>\\s*|</s>'
 _CLOSE_THINKING = regex.compile("</think>\\s*|</s>", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_THINKING_ASCII = re.compile("</think>\\s*|</s>", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_THINKING_RE = re.compile(
+    "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|</s>",
+    re.DOTALL,
+)
 # close 'response_start': pattern ''
 _CLOSE_RESPONSE_START = regex.compile("", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_RESPONSE_START_ASCII = re.compile("", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_RESPONSE_START_RE = re.compile("", re.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*|(?=</s>)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile("</tool_call>\\s*|(?=</s>)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "</tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=</s>)",
+    re.DOTALL,
+)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -153,10 +165,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
-        # open 'thinking': pattern '(?:^|<think>\\s*)': the regex module (its re twin on ASCII text)
+        # open 'thinking': pattern '(?:^|<think>\\s*)': the regex module (its re twin)
         r = memo[0]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_THINKING_ASCII if buf.isascii() else _OPEN_THINKING).search(buf, pos)
+            m = _OPEN_THINKING_RE.search(buf, pos)
             r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -173,10 +185,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, 2, m, 2
-        # close 'content': pattern '\\n?</response>\\s*|</s>': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '\\n?</response>\\s*|</s>': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -185,7 +197,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'response_start': pattern '<response>\\n?': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+        # open 'response_start': pattern '<response>\\n?': the regex module (its re twin) (long text: between its literal prefix)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             # Only an occurrence by the candidate's start could give a match that wins.
@@ -202,12 +214,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 if target == -1:
                     memo[3] = r
             else:
-                m = (_OPEN_RESPONSE_START_ASCII if buf.isascii() else _OPEN_RESPONSE_START).match(
-                    buf, i
-                )
+                m = _OPEN_RESPONSE_START_RE.match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (_OPEN_RESPONSE_START_ASCII if buf.isascii() else _OPEN_RESPONSE_START),
+                        _OPEN_RESPONSE_START_RE,
                         buf,
                         i + 1,
                         _OPEN_RESPONSE_START_PREFIX,
@@ -289,10 +299,10 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'thinking': pattern '</think>\\s*|</s>': the regex module (its re twin on ASCII text)
+        # close 'thinking': pattern '</think>\\s*|</s>': the regex module (its re twin)
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_THINKING_ASCII if buf.isascii() else _CLOSE_THINKING).search(buf, pos)
+            m = _CLOSE_THINKING_RE.search(buf, pos)
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -326,12 +336,10 @@ def _scan_in_response_start(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'response_start': pattern '': the regex module (its re twin on ASCII text)
+        # close 'response_start': pattern '': the regex module (its re twin)
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_RESPONSE_START_ASCII if buf.isascii() else _CLOSE_RESPONSE_START).search(
-                buf, pos
-            )
+            m = _CLOSE_RESPONSE_START_RE.search(buf, pos)
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -363,10 +371,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)': the regex module (its re twin)
         r = memo[6]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -414,46 +422,40 @@ def _run_to_end(
         if cur == 0:
             # Inside 'thinking': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
-                # close 'thinking': pattern '</think>\\s*|</s>': the regex module (its re twin on ASCII text)
+                # close 'thinking': pattern '</think>\\s*|</s>': the regex module (its re twin)
                 r = memo[4]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (_CLOSE_THINKING_ASCII if buf.isascii() else _CLOSE_THINKING).search(
-                        buf, pos
-                    )
+                    m = _CLOSE_THINKING_RE.search(buf, pos)
                     r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
         elif cur == 1:
             # Inside 'response_start': only its close is watched.
-            # close 'response_start': pattern '': the regex module (its re twin on ASCII text)
+            # close 'response_start': pattern '': the regex module (its re twin)
             r = memo[5]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (
-                    _CLOSE_RESPONSE_START_ASCII if buf.isascii() else _CLOSE_RESPONSE_START
-                ).search(buf, pos)
+                m = _CLOSE_RESPONSE_START_RE.search(buf, pos)
                 r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
                 start, end, target, found, rank = i, j, -2, None, 0
         elif cur == 2:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)': the regex module (its re twin)
             r = memo[6]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
                 start, end, target, found, rank = i, j, -2, None, 0
         else:
             # Outside explicit regions: the implicit field 'content'.
-            # open 'thinking': pattern '(?:^|<think>\\s*)': the regex module (its re twin on ASCII text)
+            # open 'thinking': pattern '(?:^|<think>\\s*)': the regex module (its re twin)
             r = memo[0]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_OPEN_THINKING_ASCII if buf.isascii() else _OPEN_THINKING).search(buf, pos)
+                m = _OPEN_THINKING_RE.search(buf, pos)
                 r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -471,10 +473,10 @@ def _run_to_end(
             ):
                 start, end, target, found, rank = i, j, 2, m, 2
                 groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '\\n?</response>\\s*|</s>': the regex module (its re twin on ASCII text)
+            # close 'content': pattern '\\n?</response>\\s*|</s>': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                m = _CLOSE_CONTENT_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (
@@ -483,7 +485,7 @@ def _run_to_end(
                 or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 3
-            # open 'response_start': pattern '<response>\\n?': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+            # open 'response_start': pattern '<response>\\n?': the regex module (its re twin) (long text: between its literal prefix)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
                 # Only an occurrence by the candidate's start could give a match that wins.
@@ -500,12 +502,10 @@ def _run_to_end(
                     if target == -1:
                         memo[3] = r
                 else:
-                    m = (
-                        _OPEN_RESPONSE_START_ASCII if buf.isascii() else _OPEN_RESPONSE_START
-                    ).match(buf, i)
+                    m = _OPEN_RESPONSE_START_RE.match(buf, i)
                     if m is None:
                         m = search_literal_led(
-                            (_OPEN_RESPONSE_START_ASCII if buf.isascii() else _OPEN_RESPONSE_START),
+                            _OPEN_RESPONSE_START_RE,
                             buf,
                             i + 1,
                             _OPEN_RESPONSE_START_PREFIX,

@@ -76,26 +76,29 @@ TEMPLATE: dict[str, Any] = {
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{'
 _OPEN_TOOL_CALLS = regex.compile("<start_function_call>call:(?P<name>[^{<\\s]+)\\{", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
-    "<start_function_call>call:(?P<name>[^{<\\s]+)\\{", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_RE = re.compile(
+    "<start_function_call>call:(?P<name>[^{<\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+)\\{",
+    re.DOTALL,
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<start_function_call>call:"
 _OPEN_TOOL_CALLS_RARE = 20  # '>'
 # close 'content': pattern '(?:<end_of_turn>|<start_function_response>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<end_of_turn>|<start_function_response>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile(
-    "(?:<end_of_turn>|<start_function_response>)\\s*", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<end_of_turn>|<start_function_response>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
 )
 # close 'tool_calls': pattern '<end_function_call>\\s*|(?=<end_of_turn>|<start_function_resp...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "<end_function_call>\\s*|(?=<end_of_turn>|<start_function_response>)", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
-    "<end_function_call>\\s*|(?=<end_of_turn>|<start_function_response>)", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "<end_function_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<end_of_turn>|<start_function_response>)",
+    re.DOTALL,
 )
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
@@ -115,8 +118,8 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "(?P<key>[A-Za-z_][\\w.-]*):(?P<value><escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>))*[\\]}])*[\\]}])*[\\]}])*[\\]}]|[^,{}\\[\\]<\\s][^,}\\]<]*)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for ASCII text, where \d and \w read alike
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "(?P<key>[A-Za-z_][\\w.-]*):(?P<value><escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>))*[\\]}])*[\\]}])*[\\]}])*[\\]}]|[^,{}\\[\\]<\\s][^,}\\]<]*)",
     re.ASCII | re.DOTALL,
 )
@@ -134,7 +137,7 @@ def _value_tool_calls(raw: Any) -> Any:
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
         body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
+        (_TOOL_CALLS_TAG_PATTERN_RE if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
         value=_value_tool_calls,
         merge_duplicates=False,
     )
@@ -167,15 +170,15 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'content': pattern '(?:<end_of_turn>|<start_function_response>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<end_of_turn>|<start_function_response>)\\s*': the regex module (its re twin)
         r = memo[0]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 1
-        # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+        # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{': the regex module (its re twin) (long text: between its literal prefix)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             # Only an occurrence by the candidate's start could give a match that wins.
@@ -190,10 +193,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 if target == -1:
                     memo[1] = r
             else:
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).match(buf, i)
+                m = _OPEN_TOOL_CALLS_RE.match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS),
+                        _OPEN_TOOL_CALLS_RE,
                         buf,
                         i + 1,
                         _OPEN_TOOL_CALLS_PREFIX,
@@ -247,10 +250,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '<end_function_call>\\s*|(?=<end_of_turn>|<start_function_resp...': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '<end_function_call>\\s*|(?=<end_of_turn>|<start_function_resp...': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -297,12 +300,10 @@ def _run_to_end(
         found = groups = None
         if cur == 0:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '<end_function_call>\\s*|(?=<end_of_turn>|<start_function_resp...': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '<end_function_call>\\s*|(?=<end_of_turn>|<start_function_resp...': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -310,15 +311,15 @@ def _run_to_end(
         else:
             # Outside explicit regions: the implicit field 'content'.
             if pos < n:  # every delimiter here needs at least one more character
-                # close 'content': pattern '(?:<end_of_turn>|<start_function_response>)\\s*': the regex module (its re twin on ASCII text)
+                # close 'content': pattern '(?:<end_of_turn>|<start_function_response>)\\s*': the regex module (its re twin)
                 r = memo[0]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                    m = _CLOSE_CONTENT_RE.search(buf, pos)
                     r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 1
-                # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+                # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{': the regex module (its re twin) (long text: between its literal prefix)
                 r = memo[1]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
                     # Only an occurrence by the candidate's start could give a match that wins.
@@ -335,12 +336,10 @@ def _run_to_end(
                         if target == -1:
                             memo[1] = r
                     else:
-                        m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).match(
-                            buf, i
-                        )
+                        m = _OPEN_TOOL_CALLS_RE.match(buf, i)
                         if m is None:
                             m = search_literal_led(
-                                (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS),
+                                _OPEN_TOOL_CALLS_RE,
                                 buf,
                                 i + 1,
                                 _OPEN_TOOL_CALLS_PREFIX,

@@ -88,8 +88,8 @@ _CLOSE_CONTENT_LITERALS = (
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)'
 _OPEN_TOOL_CALLS = regex.compile("<\\|tool_call>call:(?P<name>\\w+)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile("<\\|tool_call>call:(?P<name>\\w+)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_OPEN_TOOL_CALLS_RE = re.compile("<\\|tool_call>call:(?P<name>\\w+)", re.ASCII | re.DOTALL)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<|tool_call>call:"
 _OPEN_TOOL_CALLS_RARE = 1  # '|'
@@ -194,10 +194,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 if target == -1:
                     memo[2] = r
             else:
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).match(buf, i)
+                m = (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS).match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS),
+                        (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS),
                         buf,
                         i + 1,
                         _OPEN_TOOL_CALLS_PREFIX,
@@ -447,12 +447,12 @@ def _run_to_end(
                         if target == -1:
                             memo[2] = r
                     else:
-                        m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).match(
+                        m = (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS).match(
                             buf, i
                         )
                         if m is None:
                             m = search_literal_led(
-                                (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS),
+                                (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS),
                                 buf,
                                 i + 1,
                                 _OPEN_TOOL_CALLS_PREFIX,

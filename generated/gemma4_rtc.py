@@ -96,17 +96,17 @@ _OPEN_REASONING_CONTENT = regex.compile(
     "<\\|channel>(?:thought\\n|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u(?:[^g]|g(?:[^h]|h(?:[^t]|t[^\\n]))))))))",
     regex.DOTALL,
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_REASONING_CONTENT_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_REASONING_CONTENT_RE = re.compile(
     "<\\|channel>(?:thought\\n|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u(?:[^g]|g(?:[^h]|h(?:[^t]|t[^\\n]))))))))",
-    re.ASCII | re.DOTALL,
+    re.DOTALL,
 )
 # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[\\s\\S]*?<tool_call\\|...'
 _OPEN_TOOL_CALLS = regex.compile(
     "<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[\\s\\S]*?<tool_call\\|>)", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_OPEN_TOOL_CALLS_RE = re.compile(
     "<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[\\s\\S]*?<tool_call\\|>)", re.ASCII | re.DOTALL
 )
 
@@ -169,12 +169,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             memo[0] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'reasoning_content': pattern '<\\|channel>(?:thought\\n|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u...': the regex module (its re twin on ASCII text)
+        # open 'reasoning_content': pattern '<\\|channel>(?:thought\\n|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u...': the regex module (its re twin)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_REASONING_CONTENT_ASCII if buf.isascii() else _OPEN_REASONING_CONTENT
-            ).search(buf, pos)
+            m = _OPEN_REASONING_CONTENT_RE.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -186,7 +184,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[\\s\\S]*?<tool_call\\|...': the regex module (its re twin on ASCII text)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+            m = (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -383,12 +381,10 @@ def _run_to_end(
                 memo[0] = (pos, i, j)
             if i >= 0:
                 start, end, target, found, rank = i, j, -2, None, 2
-            # open 'reasoning_content': pattern '<\\|channel>(?:thought\\n|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u...': the regex module (its re twin on ASCII text)
+            # open 'reasoning_content': pattern '<\\|channel>(?:thought\\n|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u...': the regex module (its re twin)
             r = memo[1]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (
-                    _OPEN_REASONING_CONTENT_ASCII if buf.isascii() else _OPEN_REASONING_CONTENT
-                ).search(buf, pos)
+                m = _OPEN_REASONING_CONTENT_RE.search(buf, pos)
                 r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (
@@ -400,7 +396,7 @@ def _run_to_end(
             # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[\\s\\S]*?<tool_call\\|...': the regex module (its re twin on ASCII text)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+                m = (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

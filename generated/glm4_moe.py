@@ -102,14 +102,13 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
 _OPEN_TOOL_CALLS = regex.compile(
     "<tool_call>(?=[\\s\\S]*?</tool_call>)\\s*(?P<name>[^\\s<]+)", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
-    "<tool_call>(?=[\\s\\S]*?</tool_call>)\\s*(?P<name>[^\\s<]+)", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_RE = re.compile(
+    "<tool_call>(?=[\\x00-\\U0010ffff]*?</tool_call>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<name>[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000<]+)",
+    re.DOTALL,
 )
 # pattern '<\\|assistant\\|>(?:</think>)?'
 _START_ANCHOR = regex.compile("<\\|assistant\\|>(?:</think>)?", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_START_ANCHOR_ASCII = re.compile("<\\|assistant\\|>(?:</think>)?", re.ASCII | re.DOTALL)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -121,10 +120,10 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<arg_key>\\s*(?P<key>[^<]+?)\\s*</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    "<arg_key>\\s*(?P<key>[^<]+?)\\s*</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>",
-    re.ASCII | re.DOTALL,
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    "<arg_key>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<key>[^<]+?)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</arg_key>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<arg_value>(?P<value>.*?)</arg_value>",
+    re.DOTALL,
 )
 
 
@@ -145,10 +144,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=_value_tool_calls,
-        merge_duplicates=False,
+        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
     )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
@@ -210,10 +206,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '<tool_call>(?=[\\s\\S]*?</tool_call>)\\s*(?P<name>[^\\s<]+)': the regex module (its re twin on ASCII text)
+        # open 'tool_calls': pattern '<tool_call>(?=[\\s\\S]*?</tool_call>)\\s*(?P<name>[^\\s<]+)': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -431,10 +427,10 @@ def _run_to_end(
                 or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
             ):
                 start, end, target, found, rank = i, j, -2, None, 2
-            # open 'tool_calls': pattern '<tool_call>(?=[\\s\\S]*?</tool_call>)\\s*(?P<name>[^\\s<]+)': the regex module (its re twin on ASCII text)
+            # open 'tool_calls': pattern '<tool_call>(?=[\\s\\S]*?</tool_call>)\\s*(?P<name>[^\\s<]+)': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+                m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (
@@ -553,7 +549,7 @@ class ResponseParser(CompiledParser):
         if not isinstance(prefix, str):
             raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
         last = -1
-        for m in (_START_ANCHOR_ASCII if prefix.isascii() else _START_ANCHOR).finditer(prefix):
+        for m in _START_ANCHOR.finditer(prefix):
             last = m.end()
         return prefix if last < 0 else prefix[last:]
 

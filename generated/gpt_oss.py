@@ -128,8 +128,8 @@ _OPEN_CONTENT = regex.compile(
     "<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
     regex.DOTALL,
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_CONTENT_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_OPEN_CONTENT_RE = re.compile(
     "<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
     re.ASCII | re.DOTALL,
 )
@@ -247,10 +247,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 if target == -1:
                     memo[3] = r
             else:
-                m = (_OPEN_CONTENT_ASCII if buf.isascii() else _OPEN_CONTENT).match(buf, i)
+                m = (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT).match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (_OPEN_CONTENT_ASCII if buf.isascii() else _OPEN_CONTENT),
+                        (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT),
                         buf,
                         i + 1,
                         _OPEN_CONTENT_PREFIX,
@@ -602,10 +602,10 @@ def _run_to_end(
                     if target == -1:
                         memo[3] = r
                 else:
-                    m = (_OPEN_CONTENT_ASCII if buf.isascii() else _OPEN_CONTENT).match(buf, i)
+                    m = (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT).match(buf, i)
                     if m is None:
                         m = search_literal_led(
-                            (_OPEN_CONTENT_ASCII if buf.isascii() else _OPEN_CONTENT),
+                            (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT),
                             buf,
                             i + 1,
                             _OPEN_CONTENT_PREFIX,

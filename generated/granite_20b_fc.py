@@ -70,13 +70,17 @@ _OPEN_TOOL_CALLS_RARE = 14  # '>'
 _OPEN_TOOL_CALLS_PATTERN = regex.compile("<function_call>\\s*", regex.DOTALL)
 # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|endoftext\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("(?:<\\|endoftext\\|>)\\s*", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|endoftext\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
+)
 # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
-    "\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?=<function_call>)|[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|endoftext\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
 )
 
 
@@ -132,10 +136,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             j = SPACES.match(buf, j).end()  # the \s* after the literal
         if i >= 0:
             start, end, target, found, rank = i, j, 0, None, 0
-        # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*': the regex module (its re twin)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -184,10 +188,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -233,12 +237,10 @@ def _run_to_end(
         start = end = target = rank = -1
         if cur == 0:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -263,10 +265,10 @@ def _run_to_end(
                     j = SPACES.match(buf, j).end()  # the \s* after the literal
                 if i >= 0:
                     start, end, target, found, rank = i, j, 0, None, 0
-                # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*': the regex module (its re twin on ASCII text)
+                # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*': the regex module (its re twin)
                 r = memo[1]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                    m = _CLOSE_CONTENT_RE.search(buf, pos)
                     r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 if i >= 0 and (

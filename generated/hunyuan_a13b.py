@@ -110,8 +110,11 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
 _OPEN_TOOL_CALLS_PATTERN = regex.compile("\\s*<tool_calls>\\s*", regex.DOTALL)
 # close 'tool_calls': pattern '\\s*(?=</tool_calls>)'
 _CLOSE_TOOL_CALLS = regex.compile("\\s*(?=</tool_calls>)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile("\\s*(?=</tool_calls>)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?=</tool_calls>)",
+    re.DOTALL,
+)
 
 # What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
 _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
@@ -381,10 +384,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '\\s*(?=</tool_calls>)': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '\\s*(?=</tool_calls>)': the regex module (its re twin)
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -449,12 +452,10 @@ def _run_to_end(
                     start, end, target, found, rank = i, j, -2, None, 0
         elif cur == 1:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '\\s*(?=</tool_calls>)': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '\\s*(?=</tool_calls>)': the regex module (its re twin)
             r = memo[5]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:

@@ -99,10 +99,6 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<tool_sep>\\s*", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    "(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<tool_sep>\\s*", re.ASCII | re.DOTALL
-)
 # open 'tool_calls': pattern '\\s*(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<to...'
 _OPEN_TOOL_CALLS = regex.compile(
     "\\s*(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<tool_sep>\\s*", regex.DOTALL
@@ -120,10 +116,10 @@ _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<arg_key>(?P<key>[^<]*)</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    "<arg_key>(?P<key>[^<]*)</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>",
-    re.ASCII | re.DOTALL,
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    "<arg_key>(?P<key>[^<]*)</arg_key>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<arg_value>(?P<value>.*?)</arg_value>",
+    re.DOTALL,
 )
 
 
@@ -144,10 +140,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=_value_tool_calls,
-        merge_duplicates=False,
+        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
     )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
@@ -211,12 +204,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '\\s*(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<to...': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<to...': the regex module, back over leading whitespace
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -436,14 +427,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-                # open 'tool_calls': pattern '\\s*(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<to...': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<to...': the regex module, back over leading whitespace
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

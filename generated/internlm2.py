@@ -68,25 +68,29 @@ _OPEN_TOOL_CALLS = regex.compile(
     '<\\|action_start\\|>\\s*<\\|plugin\\|>\\s*\\{\\s*"name"\\s*:\\s*"(?P<name>[^"]+)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*',
     regex.DOTALL,
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
-    '<\\|action_start\\|>\\s*<\\|plugin\\|>\\s*\\{\\s*"name"\\s*:\\s*"(?P<name>[^"]+)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*',
-    re.ASCII | re.DOTALL,
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_RE = re.compile(
+    '<\\|action_start\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|plugin\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\{[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"name"[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*:[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"(?P<name>[^"]+)"[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*,[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"(?:parameters|arguments)"[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*:[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*',
+    re.DOTALL,
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<|action_start|>"
 _OPEN_TOOL_CALLS_RARE = 14  # '|'
 # close 'content': pattern '(?:<\\|im_end\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|im_end\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("(?:<\\|im_end\\|>)\\s*", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|im_end\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
+)
 # close 'tool_calls': pattern '\\}\\s*(?:<\\|action_end\\|>\\s*|$|(?=<\\|im_end\\|>))'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\}\\s*(?:<\\|action_end\\|>\\s*|$|(?=<\\|im_end\\|>))", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
-    "\\}\\s*(?:<\\|action_end\\|>\\s*|$|(?=<\\|im_end\\|>))", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "\\}[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<\\|action_end\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|$|(?=<\\|im_end\\|>))",
+    re.DOTALL,
 )
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
@@ -129,15 +133,15 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin)
         r = memo[0]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 1
-        # open 'tool_calls': pattern '<\\|action_start\\|>\\s*<\\|plugin\\|>\\s*\\{\\s*"name"\\s*:\\s*"(?P<n...': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+        # open 'tool_calls': pattern '<\\|action_start\\|>\\s*<\\|plugin\\|>\\s*\\{\\s*"name"\\s*:\\s*"(?P<n...': the regex module (its re twin) (long text: between its literal prefix)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             # Only an occurrence by the candidate's start could give a match that wins.
@@ -152,10 +156,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 if target == -1:
                     memo[1] = r
             else:
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).match(buf, i)
+                m = _OPEN_TOOL_CALLS_RE.match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS),
+                        _OPEN_TOOL_CALLS_RE,
                         buf,
                         i + 1,
                         _OPEN_TOOL_CALLS_PREFIX,
@@ -209,10 +213,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '\\}\\s*(?:<\\|action_end\\|>\\s*|$|(?=<\\|im_end\\|>))': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '\\}\\s*(?:<\\|action_end\\|>\\s*|$|(?=<\\|im_end\\|>))': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -259,12 +263,10 @@ def _run_to_end(
         found = groups = None
         if cur == 0:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '\\}\\s*(?:<\\|action_end\\|>\\s*|$|(?=<\\|im_end\\|>))': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '\\}\\s*(?:<\\|action_end\\|>\\s*|$|(?=<\\|im_end\\|>))': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -272,15 +274,15 @@ def _run_to_end(
         else:
             # Outside explicit regions: the implicit field 'content'.
             if pos < n:  # every delimiter here needs at least one more character
-                # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin on ASCII text)
+                # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin)
                 r = memo[0]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                    m = _CLOSE_CONTENT_RE.search(buf, pos)
                     r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 1
-                # open 'tool_calls': pattern '<\\|action_start\\|>\\s*<\\|plugin\\|>\\s*\\{\\s*"name"\\s*:\\s*"(?P<n...': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+                # open 'tool_calls': pattern '<\\|action_start\\|>\\s*<\\|plugin\\|>\\s*\\{\\s*"name"\\s*:\\s*"(?P<n...': the regex module (its re twin) (long text: between its literal prefix)
                 r = memo[1]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
                     # Only an occurrence by the candidate's start could give a match that wins.
@@ -297,12 +299,10 @@ def _run_to_end(
                         if target == -1:
                             memo[1] = r
                     else:
-                        m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).match(
-                            buf, i
-                        )
+                        m = _OPEN_TOOL_CALLS_RE.match(buf, i)
                         if m is None:
                             m = search_literal_led(
-                                (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS),
+                                _OPEN_TOOL_CALLS_RE,
                                 buf,
                                 i + 1,
                                 _OPEN_TOOL_CALLS_PREFIX,

@@ -72,12 +72,18 @@ _OPEN_TOOL_CALLS_RARE = 11  # '>'
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # close 'content': pattern '(?:<\\|eom\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|eom\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("(?:<\\|eom\\|>)\\s*", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|eom\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
+)
 # close 'tool_calls': pattern '</tool_calls>\\s*|(?=<\\|eom\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_calls>\\s*|(?=<\\|eom\\|>)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile("</tool_calls>\\s*|(?=<\\|eom\\|>)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "</tool_calls>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|eom\\|>)",
+    re.DOTALL,
+)
 
 
 # ---- Field values: content parser, then transform ----
@@ -142,10 +148,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         j = i + _OPEN_TOOL_CALLS_LEN
         if i >= 0:
             start, end, target, found, rank = i, j, 0, None, 0
-        # close 'content': pattern '(?:<\\|eom\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|eom\\|>)\\s*': the regex module (its re twin)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -189,10 +195,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '</tool_calls>\\s*|(?=<\\|eom\\|>)': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '</tool_calls>\\s*|(?=<\\|eom\\|>)': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -238,12 +244,10 @@ def _run_to_end(
         start = end = target = rank = -1
         if cur == 0:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '</tool_calls>\\s*|(?=<\\|eom\\|>)': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '</tool_calls>\\s*|(?=<\\|eom\\|>)': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -266,10 +270,10 @@ def _run_to_end(
                 j = i + _OPEN_TOOL_CALLS_LEN
                 if i >= 0:
                     start, end, target, found, rank = i, j, 0, None, 0
-                # close 'content': pattern '(?:<\\|eom\\|>)\\s*': the regex module (its re twin on ASCII text)
+                # close 'content': pattern '(?:<\\|eom\\|>)\\s*': the regex module (its re twin)
                 r = memo[1]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                    m = _CLOSE_CONTENT_RE.search(buf, pos)
                     r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 if i >= 0 and (

@@ -11,7 +11,6 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -106,11 +105,6 @@ _CLOSE_TOOL_CALLS_LITERALS = (
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\|>\\s*(?:functions\\.)?(?P<name>[^:<\\s]+):\\d+\\s*<\\|tool_call_argument_begin\\|>\\s*",
     regex.DOTALL,
-)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    "(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\|>\\s*(?:functions\\.)?(?P<name>[^:<\\s]+):\\d+\\s*<\\|tool_call_argument_begin\\|>\\s*",
-    re.ASCII | re.DOTALL,
 )
 # open 'tool_calls': pattern '\\s*(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\...'
 _OPEN_TOOL_CALLS = regex.compile(
@@ -237,12 +231,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'tool_calls': pattern '\\s*(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\...': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\...': the regex module, back over leading whitespace
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -530,14 +522,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 3
-                # open 'tool_calls': pattern '\\s*(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\...': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\...': the regex module, back over leading whitespace
                 r = memo[3]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

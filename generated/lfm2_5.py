@@ -105,9 +105,10 @@ _CLOSE_THINKING_LITERALS = (
 _OPEN_EMPTY_TOOL_CALLS = regex.compile(
     "<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_EMPTY_TOOL_CALLS_ASCII = re.compile(
-    "<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_EMPTY_TOOL_CALLS_RE = re.compile(
+    "<\\|tool_call_start\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\[[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\][\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|tool_call_end\\|>",
+    re.DOTALL,
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_EMPTY_TOOL_CALLS_PREFIX = "<|tool_call_start|>"
@@ -116,22 +117,22 @@ _OPEN_EMPTY_TOOL_CALLS_RARE = 17  # '|'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_OPEN_TOOL_CALLS_RE = re.compile(
     "(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(", re.ASCII | re.DOTALL
 )
 # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()", re.ASCII | re.DOTALL
 )
 # close 'empty_tool_calls': pattern ''
 _CLOSE_EMPTY_TOOL_CALLS = regex.compile("", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_EMPTY_TOOL_CALLS_ASCII = re.compile("", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_EMPTY_TOOL_CALLS_RE = re.compile("", re.DOTALL)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -253,7 +254,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(': the regex module (its re twin on ASCII text)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+            m = (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -262,7 +263,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, m, 2
-        # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+        # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>': the regex module (its re twin) (long text: between its literal prefix)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             # Only an occurrence by the candidate's start could give a match that wins.
@@ -279,12 +280,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 if target == -1:
                     memo[3] = r
             else:
-                m = (
-                    _OPEN_EMPTY_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_EMPTY_TOOL_CALLS
-                ).match(buf, i)
+                m = _OPEN_EMPTY_TOOL_CALLS_RE.match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (_OPEN_EMPTY_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_EMPTY_TOOL_CALLS),
+                        _OPEN_EMPTY_TOOL_CALLS_RE,
                         buf,
                         i + 1,
                         _OPEN_EMPTY_TOOL_CALLS_PREFIX,
@@ -414,7 +413,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()': the regex module (its re twin on ASCII text)
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -448,12 +447,10 @@ def _scan_in_empty_tool_calls(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'empty_tool_calls': pattern '': the regex module (its re twin on ASCII text)
+        # close 'empty_tool_calls': pattern '': the regex module (its re twin)
         r = memo[6]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_EMPTY_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_EMPTY_TOOL_CALLS
-            ).search(buf, pos)
+            m = _CLOSE_EMPTY_TOOL_CALLS_RE.search(buf, pos)
             r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -515,21 +512,17 @@ def _run_to_end(
             # close 'tool_calls': pattern '\\)\\s*\\]\\s*<\\|tool_call_end\\|>|(?=\\)\\s*,\\s*[\\w.]+\\()': the regex module (its re twin on ASCII text)
             r = memo[5]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
                 r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
                 start, end, target, found, rank = i, j, -2, None, 0
         elif cur == 2:
             # Inside 'empty_tool_calls': only its close is watched.
-            # close 'empty_tool_calls': pattern '': the regex module (its re twin on ASCII text)
+            # close 'empty_tool_calls': pattern '': the regex module (its re twin)
             r = memo[6]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (
-                    _CLOSE_EMPTY_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_EMPTY_TOOL_CALLS
-                ).search(buf, pos)
+                m = _CLOSE_EMPTY_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -584,7 +577,7 @@ def _run_to_end(
                 # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(': the regex module (its re twin on ASCII text)
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(
+                    m = (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS).search(
                         buf, pos
                     )
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
@@ -596,7 +589,7 @@ def _run_to_end(
                 ):
                     start, end, target, found, rank = i, j, 1, m, 2
                     groups = _OPEN_TOOL_CALLS_GROUPS
-                # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+                # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>': the regex module (its re twin) (long text: between its literal prefix)
                 r = memo[3]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
                     # Only an occurrence by the candidate's start could give a match that wins.
@@ -617,18 +610,10 @@ def _run_to_end(
                         if target == -1:
                             memo[3] = r
                     else:
-                        m = (
-                            _OPEN_EMPTY_TOOL_CALLS_ASCII
-                            if buf.isascii()
-                            else _OPEN_EMPTY_TOOL_CALLS
-                        ).match(buf, i)
+                        m = _OPEN_EMPTY_TOOL_CALLS_RE.match(buf, i)
                         if m is None:
                             m = search_literal_led(
-                                (
-                                    _OPEN_EMPTY_TOOL_CALLS_ASCII
-                                    if buf.isascii()
-                                    else _OPEN_EMPTY_TOOL_CALLS
-                                ),
+                                _OPEN_EMPTY_TOOL_CALLS_RE,
                                 buf,
                                 i + 1,
                                 _OPEN_EMPTY_TOOL_CALLS_PREFIX,

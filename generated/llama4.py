@@ -76,17 +76,18 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile(
-    "(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)\\s*", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
 )
 # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|python_end\\|>|<\\|eot\\...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)",
     regex.DOTALL,
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)",
     re.ASCII | re.DOTALL,
 )
@@ -105,8 +106,8 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for ASCII text, where \d and \w read alike
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     re.ASCII | re.DOTALL,
 )
@@ -124,7 +125,7 @@ def _value_tool_calls(raw: Any) -> Any:
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
         body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
+        (_TOOL_CALLS_TAG_PATTERN_RE if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
         value=_value_tool_calls,
         merge_duplicates=False,
     )
@@ -163,10 +164,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
             start, end, target, found, rank = i, j, 0, m, 0
-        # close 'content': pattern '(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)\\s*': the regex module (its re twin)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -218,7 +219,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|python_end\\|>|<\\|eot\\...': the regex module (its re twin on ASCII text)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -268,9 +269,7 @@ def _run_to_end(
             # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|python_end\\|>|<\\|eot\\...': the regex module (its re twin on ASCII text)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -286,10 +285,10 @@ def _run_to_end(
             if i >= 0:
                 start, end, target, found, rank = i, j, 0, m, 0
                 groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)\\s*': the regex module (its re twin on ASCII text)
+            # close 'content': pattern '(?:<\\|python_end\\|>|<\\|eot\\|>|<\\|eom\\|>)\\s*': the regex module (its re twin)
             r = memo[1]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                m = _CLOSE_CONTENT_RE.search(buf, pos)
                 r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

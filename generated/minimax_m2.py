@@ -95,10 +95,6 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     '(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    '(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)">\\s*', re.ASCII | re.DOTALL
-)
 # open 'tool_calls': pattern '\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)"...'
 _OPEN_TOOL_CALLS = regex.compile(
     '\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
@@ -117,9 +113,9 @@ _FIRST_SCAN_OUTSIDE = regex.compile("[<\\[]|\\s", regex.DOTALL)
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     '<parameter name="(?P<key>[^"]+)">(?P<value>.*?)</parameter>', regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    '<parameter name="(?P<key>[^"]+)">(?P<value>.*?)</parameter>', re.ASCII | re.DOTALL
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    '<parameter name="(?P<key>[^"]+)">(?P<value>.*?)</parameter>', re.DOTALL
 )
 
 
@@ -140,10 +136,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=_value_tool_calls,
-        merge_duplicates=False,
+        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
     )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
@@ -207,12 +200,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)"...': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)"...': the regex module, back over leading whitespace
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -432,14 +423,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-                # open 'tool_calls': pattern '\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)"...': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)"...': the regex module, back over leading whitespace
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

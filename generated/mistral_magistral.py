@@ -82,8 +82,11 @@ _CLOSE_THINKING_LITERALS = (
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
 _OPEN_THINKING = regex.compile("\\[THINK\\]|^(?=\\s*[^\\s\\[])", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_THINKING_ASCII = re.compile("\\[THINK\\]|^(?=\\s*[^\\s\\[])", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_THINKING_RE = re.compile(
+    "\\[THINK\\]|^(?=[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\[])",
+    re.DOTALL,
+)
 # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\...'
 _OPEN_TOOL_CALLS = regex.compile(
     '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\s*)?(?:\\[ARGS\\]\\s*)?(?=(?&jv))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
@@ -91,8 +94,8 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'think_end': pattern ''
 _CLOSE_THINK_END = regex.compile("", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_THINK_END_ASCII = re.compile("", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_THINK_END_RE = re.compile("", re.DOTALL)
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
 _CLOSE_TOOL_CALLS = regex.compile(
     '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
@@ -192,10 +195,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])': the regex module (its re twin on ASCII text)
+        # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_THINKING_ASCII if buf.isascii() else _OPEN_THINKING).search(buf, pos)
+            m = _OPEN_THINKING_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -329,10 +332,10 @@ def _scan_in_think_end(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, i
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'think_end': pattern '': the regex module (its re twin on ASCII text)
+        # close 'think_end': pattern '': the regex module (its re twin)
         r = memo[5]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_THINK_END_ASCII if buf.isascii() else _CLOSE_THINK_END).search(buf, pos)
+            m = _CLOSE_THINK_END_RE.search(buf, pos)
             r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:

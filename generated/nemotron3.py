@@ -85,29 +85,18 @@ _CLOSE_CONTENT_RARE = 8  # '|'
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    "(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>", re.ASCII | re.DOTALL
-)
 # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>'
 _OPEN_TOOL_CALLS = regex.compile(
     "\\s*(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>", regex.DOTALL
 )
 # close 'reasoning_content': pattern '</think>|(?=<tool_call>)|<\\|im_end\\|>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>|(?=<tool_call>)|<\\|im_end\\|>", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_REASONING_CONTENT_ASCII = re.compile(
-    "</think>|(?=<tool_call>)|<\\|im_end\\|>", re.ASCII | re.DOTALL
-)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_REASONING_CONTENT_RE = re.compile("</think>|(?=<tool_call>)|<\\|im_end\\|>", re.DOTALL)
 # close 'tool_calls': pattern '(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool_call>|function=))",
     regex.DOTALL,
-)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
-    "(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool_call>|function=))",
-    re.ASCII | re.DOTALL,
 )
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
@@ -123,10 +112,10 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)(?:\\n?</parameter>(?=\\s*(?:<parameter=|</function>|</tool_call>|$))|\\n(?=<parameter=[^>\\n]+>)|\\n?$)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)(?:\\n?</parameter>(?=\\s*(?:<parameter=|</function>|</tool_call>|$))|\\n(?=<parameter=[^>\\n]+>)|\\n?$)",
-    re.ASCII | re.DOTALL,
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)(?:\\n?</parameter>(?=[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<parameter=|</function>|</tool_call>|$))|\\n(?=<parameter=[^>\\n]+>)|\\n?$)",
+    re.DOTALL,
 )
 
 
@@ -141,12 +130,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=None,
-        merge_duplicates=False,
-    )
+    content = xml_inline_with(body, _TOOL_CALLS_TAG_PATTERN_RE, value=None, merge_duplicates=False)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -220,12 +204,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>': the regex module, back over leading whitespace
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -299,12 +281,10 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'reasoning_content': pattern '</think>|(?=<tool_call>)|<\\|im_end\\|>': the regex module (its re twin on ASCII text)
+        # close 'reasoning_content': pattern '</think>|(?=<tool_call>)|<\\|im_end\\|>': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-            ).search(buf, pos)
+            m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -336,10 +316,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool...': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool...': the regex module
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS.search(buf, pos)
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -386,24 +366,20 @@ def _run_to_end(
         found = groups = None
         if cur == 0:
             # Inside 'reasoning_content': only its close is watched.
-            # close 'reasoning_content': pattern '</think>|(?=<tool_call>)|<\\|im_end\\|>': the regex module (its re twin on ASCII text)
+            # close 'reasoning_content': pattern '</think>|(?=<tool_call>)|<\\|im_end\\|>': the regex module (its re twin)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (
-                    _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-                ).search(buf, pos)
+                m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
                 start, end, target, found, rank = i, j, -2, None, 0
         elif cur == 1:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool...': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '(?:</function>\\s*)?</tool_call>\\s*|</function>(?=\\s*<(?:tool...': the regex module
             r = memo[4]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS.search(buf, pos)
                 r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -457,14 +433,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-                # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>': the regex module, back over leading whitespace
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

@@ -81,12 +81,18 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<SPECIAL_12>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<SPECIAL_12>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("(?:<SPECIAL_12>)\\s*", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<SPECIAL_12>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
+)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<SPECIAL_12>)'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<SPECIAL_12>)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_REASONING_CONTENT_ASCII = re.compile("</think>\\s*|(?=<SPECIAL_12>)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_REASONING_CONTENT_RE = re.compile(
+    "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<SPECIAL_12>)",
+    re.DOTALL,
+)
 # close 'tool_calls': pattern '(?<=[}"])\\s*\\}(?:(?=\\s*,\\s*\\{\\s*"name"\\s*:\\s*"[^"\\\\]*"\\s*,\\s...'
 _CLOSE_TOOL_CALLS = regex.compile(
     '(?<=[}"])\\s*\\}(?:(?=\\s*,\\s*\\{\\s*"name"\\s*:\\s*"[^"\\\\]*"\\s*,\\s*"arguments"\\s*:)|\\s*\\]?\\s*</TOOLCALL>\\s*)|\\s*\\]?\\s*</TOOLCALL>\\s*|(?=<SPECIAL_12>)',
@@ -164,10 +170,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, m, 1
-        # close 'content': pattern '(?:<SPECIAL_12>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<SPECIAL_12>)\\s*': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -226,12 +232,10 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'reasoning_content': pattern '</think>\\s*|(?=<SPECIAL_12>)': the regex module (its re twin on ASCII text)
+        # close 'reasoning_content': pattern '</think>\\s*|(?=<SPECIAL_12>)': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-            ).search(buf, pos)
+            m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -313,12 +317,10 @@ def _run_to_end(
         found = groups = None
         if cur == 0:
             # Inside 'reasoning_content': only its close is watched.
-            # close 'reasoning_content': pattern '</think>\\s*|(?=<SPECIAL_12>)': the regex module (its re twin on ASCII text)
+            # close 'reasoning_content': pattern '</think>\\s*|(?=<SPECIAL_12>)': the regex module (its re twin)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (
-                    _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-                ).search(buf, pos)
+                m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -365,10 +367,10 @@ def _run_to_end(
             ):
                 start, end, target, found, rank = i, j, 1, m, 1
                 groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '(?:<SPECIAL_12>)\\s*': the regex module (its re twin on ASCII text)
+            # close 'content': pattern '(?:<SPECIAL_12>)\\s*': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                m = _CLOSE_CONTENT_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

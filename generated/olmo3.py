@@ -88,18 +88,24 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<\\|im_end\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|im_end\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("(?:<\\|im_end\\|>)\\s*", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|im_end\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
+)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<\\|im_end\\|>)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_REASONING_CONTENT_ASCII = re.compile("</think>\\s*|(?=<\\|im_end\\|>)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_REASONING_CONTENT_RE = re.compile(
+    "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|im_end\\|>)",
+    re.DOTALL,
+)
 # close 'tool_calls': pattern '\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|i...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_end\\|>)", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_end\\|>)",
     re.ASCII | re.DOTALL,
 )
@@ -118,8 +124,8 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for ASCII text, where \d and \w read alike
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     re.ASCII | re.DOTALL,
 )
@@ -143,7 +149,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
         body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
+        (_TOOL_CALLS_TAG_PATTERN_RE if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
         value=_value_tool_calls,
         merge_duplicates=False,
     )
@@ -201,10 +207,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, m, 1
-        # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -263,12 +269,10 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin on ASCII text)
+        # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-            ).search(buf, pos)
+            m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -303,7 +307,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # close 'tool_calls': pattern '\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|i...': the regex module (its re twin on ASCII text)
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -350,12 +354,10 @@ def _run_to_end(
         found = groups = None
         if cur == 0:
             # Inside 'reasoning_content': only its close is watched.
-            # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin on ASCII text)
+            # close 'reasoning_content': pattern '</think>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (
-                    _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-                ).search(buf, pos)
+                m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -365,9 +367,7 @@ def _run_to_end(
             # close 'tool_calls': pattern '\\)\\s*</function_calls>\\s*|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|i...': the regex module (its re twin on ASCII text)
             r = memo[4]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
                 r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -404,10 +404,10 @@ def _run_to_end(
             ):
                 start, end, target, found, rank = i, j, 1, m, 1
                 groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin on ASCII text)
+            # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                m = _CLOSE_CONTENT_RE.search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

@@ -65,12 +65,15 @@ TEMPLATE: dict[str, Any] = {
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern 'functools(?=\\[)'
 _OPEN_TOOL_CALLS = regex.compile("functools(?=\\[)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_ASCII = re.compile("functools(?=\\[)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_RE = re.compile("functools(?=\\[)", re.DOTALL)
 # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|end\\|>|<\\|endoftext\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
+)
 # close 'tool_calls': pattern '(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])'
 _CLOSE_TOOL_CALLS = regex.compile("(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])", regex.DOTALL)
 
@@ -120,18 +123,18 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
     start = end = target = rank = -1
     found = None
     if eos:
-        # open 'tool_calls': pattern 'functools(?=\\[)': the regex module (its re twin on ASCII text)
+        # open 'tool_calls': pattern 'functools(?=\\[)': the regex module (its re twin)
         r = memo[0]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
             r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
             start, end, target, found, rank = i, j, 0, None, 0
-        # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*': the regex module (its re twin)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -239,18 +242,18 @@ def _run_to_end(
                 start, end, target, found, rank = i, j, -2, None, 0
         else:
             # Outside explicit regions: the implicit field 'content'.
-            # open 'tool_calls': pattern 'functools(?=\\[)': the regex module (its re twin on ASCII text)
+            # open 'tool_calls': pattern 'functools(?=\\[)': the regex module (its re twin)
             r = memo[0]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_OPEN_TOOL_CALLS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
+                m = _OPEN_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
                 start, end, target, found, rank = i, j, 0, None, 0
-            # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*': the regex module (its re twin on ASCII text)
+            # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*': the regex module (its re twin)
             r = memo[1]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                m = _CLOSE_CONTENT_RE.search(buf, pos)
                 r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

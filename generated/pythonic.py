@@ -76,14 +76,17 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_CONTENT_ASCII = re.compile("(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_CONTENT_RE = re.compile(
+    "(?:<\\|eot_id\\|>|<\\|eom_id\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
+)
 # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|>)", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile(
+# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+_CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|>)",
     re.ASCII | re.DOTALL,
 )
@@ -102,8 +105,8 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for ASCII text, where \d and \w read alike
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     re.ASCII | re.DOTALL,
 )
@@ -121,7 +124,7 @@ def _value_tool_calls(raw: Any) -> Any:
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
         body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
+        (_TOOL_CALLS_TAG_PATTERN_RE if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
         value=_value_tool_calls,
         merge_duplicates=False,
     )
@@ -160,10 +163,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
             start, end, target, found, rank = i, j, 0, m, 0
-        # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*': the regex module (its re twin on ASCII text)
+        # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*': the regex module (its re twin)
         r = memo[1]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+            m = _CLOSE_CONTENT_RE.search(buf, pos)
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0 and (
@@ -215,7 +218,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...': the regex module (its re twin on ASCII text)
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -265,9 +268,7 @@ def _run_to_end(
             # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...': the regex module (its re twin on ASCII text)
             r = memo[2]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
                 r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:
@@ -283,10 +284,10 @@ def _run_to_end(
             if i >= 0:
                 start, end, target, found, rank = i, j, 0, m, 0
                 groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*': the regex module (its re twin on ASCII text)
+            # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*': the regex module (its re twin)
             r = memo[1]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_CONTENT_ASCII if buf.isascii() else _CLOSE_CONTENT).search(buf, pos)
+                m = _CLOSE_CONTENT_RE.search(buf, pos)
                 r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0 and (

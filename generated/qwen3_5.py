@@ -83,9 +83,10 @@ _CLOSE_CONTENT_AFTER_WS_LITERALS = (
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "<tool_call>\\s*<function=(?P<name>[^>\\n]+)>", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    "<tool_call>\\s*<function=(?P<name>[^>\\n]+)>", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_AFTER_WS_RE = re.compile(
+    "<tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<function=(?P<name>[^>\\n]+)>",
+    re.DOTALL,
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX = "<tool_call>"
@@ -96,8 +97,11 @@ _OPEN_TOOL_CALLS = regex.compile("\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+
 _CLOSE_CONTENT = regex.compile("\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)", regex.DOTALL)
 # close 'tool_calls': pattern '</function>\\s*</tool_call>'
 _CLOSE_TOOL_CALLS = regex.compile("</function>\\s*</tool_call>", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile("</function>\\s*</tool_call>", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "</function>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</tool_call>",
+    re.DOTALL,
+)
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "</function>"
 _CLOSE_TOOL_CALLS_RARE = 10  # '>'
@@ -114,9 +118,10 @@ _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\s*(?P<value>.*?)\\s*</parameter>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    "<parameter=(?P<key>[^>\\n]+)>\\s*(?P<value>.*?)\\s*</parameter>", re.ASCII | re.DOTALL
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    "<parameter=(?P<key>[^>\\n]+)>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<value>.*?)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</parameter>",
+    re.DOTALL,
 )
 
 
@@ -131,12 +136,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=None,
-        merge_duplicates=False,
-    )
+    content = xml_inline_with(body, _TOOL_CALLS_TAG_PATTERN_RE, value=None, merge_duplicates=False)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 
@@ -196,7 +196,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>': the regex module (its re twin on ASCII text) (long text: between its literal prefix), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>': the regex module (its re twin) (long text: between its literal prefix), back over leading whitespace
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             i = (
@@ -210,16 +210,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 r = (pos, -1, -1, None)
                 memo[2] = r
             else:
-                m = (
-                    _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-                ).match(buf, i)
+                m = _OPEN_TOOL_CALLS_AFTER_WS_RE.match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (
-                            _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                            if buf.isascii()
-                            else _OPEN_TOOL_CALLS_AFTER_WS
-                        ),
+                        _OPEN_TOOL_CALLS_AFTER_WS_RE,
                         buf,
                         i + 1,
                         _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
@@ -328,7 +322,7 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '</function>\\s*</tool_call>': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+        # close 'tool_calls': pattern '</function>\\s*</tool_call>': the regex module (its re twin) (long text: between its literal prefix)
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             i = (
@@ -340,10 +334,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
                 r = (pos, -1, -1, None)
                 memo[4] = r
             else:
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).match(buf, i)
+                m = _CLOSE_TOOL_CALLS_RE.match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS),
+                        _CLOSE_TOOL_CALLS_RE,
                         buf,
                         i + 1,
                         _CLOSE_TOOL_CALLS_PREFIX,
@@ -415,7 +409,7 @@ def _run_to_end(
         elif cur == 1:
             # Inside 'tool_calls': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
-                # close 'tool_calls': pattern '</function>\\s*</tool_call>': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+                # close 'tool_calls': pattern '</function>\\s*</tool_call>': the regex module (its re twin) (long text: between its literal prefix)
                 r = memo[4]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
                     i = (
@@ -429,12 +423,10 @@ def _run_to_end(
                         r = (pos, -1, -1, None)
                         memo[4] = r
                     else:
-                        m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).match(
-                            buf, i
-                        )
+                        m = _CLOSE_TOOL_CALLS_RE.match(buf, i)
                         if m is None:
                             m = search_literal_led(
-                                (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS),
+                                _CLOSE_TOOL_CALLS_RE,
                                 buf,
                                 i + 1,
                                 _CLOSE_TOOL_CALLS_PREFIX,
@@ -481,7 +473,7 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-                # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>': the regex module (its re twin on ASCII text) (long text: between its literal prefix), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>': the regex module (its re twin) (long text: between its literal prefix), back over leading whitespace
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
                     i = (
@@ -499,18 +491,10 @@ def _run_to_end(
                         r = (pos, -1, -1, None)
                         memo[2] = r
                     else:
-                        m = (
-                            _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                            if buf.isascii()
-                            else _OPEN_TOOL_CALLS_AFTER_WS
-                        ).match(buf, i)
+                        m = _OPEN_TOOL_CALLS_AFTER_WS_RE.match(buf, i)
                         if m is None:
                             m = search_literal_led(
-                                (
-                                    _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                                    if buf.isascii()
-                                    else _OPEN_TOOL_CALLS_AFTER_WS
-                                ),
+                                _OPEN_TOOL_CALLS_AFTER_WS_RE,
                                 buf,
                                 i + 1,
                                 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,

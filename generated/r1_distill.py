@@ -79,8 +79,8 @@ _CLOSE_CONTENT_RARE = 17  # '\uff5c'
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # close 'think_start': pattern ''
 _CLOSE_THINK_START = regex.compile("", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_THINK_START_ASCII = re.compile("", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_THINK_START_RE = re.compile("", re.DOTALL)
 
 
 # ---- Field values: content parser, then transform ----
@@ -278,10 +278,10 @@ def _scan_in_think_start(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'think_start': pattern '': the regex module (its re twin on ASCII text)
+        # close 'think_start': pattern '': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_THINK_START_ASCII if buf.isascii() else _CLOSE_THINK_START).search(buf, pos)
+            m = _CLOSE_THINK_START_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -366,12 +366,10 @@ def _run_to_end(
         start = end = target = rank = -1
         if cur == 1:
             # Inside 'think_start': only its close is watched.
-            # close 'think_start': pattern '': the regex module (its re twin on ASCII text)
+            # close 'think_start': pattern '': the regex module (its re twin)
             r = memo[3]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_THINK_START_ASCII if buf.isascii() else _CLOSE_THINK_START).search(
-                    buf, pos
-                )
+                m = _CLOSE_THINK_START_RE.search(buf, pos)
                 r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:

@@ -99,9 +99,10 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    "<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*", re.ASCII | re.DOTALL
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_OPEN_TOOL_CALLS_AFTER_WS_RE = re.compile(
+    "<seed:tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<function=(?P<name>[^>\\n]+)>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
+    re.DOTALL,
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX = "<seed:tool_call>"
@@ -123,9 +124,9 @@ _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>(?P<value>.*?)</parameter>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    "<parameter=(?P<key>[^>\\n]+)>(?P<value>.*?)</parameter>", re.ASCII | re.DOTALL
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    "<parameter=(?P<key>[^>\\n]+)>(?P<value>.*?)</parameter>", re.DOTALL
 )
 
 
@@ -146,10 +147,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=_value_tool_calls,
-        merge_duplicates=False,
+        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
     )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
@@ -213,7 +211,7 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*': the regex module (its re twin on ASCII text) (long text: between its literal prefix), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*': the regex module (its re twin) (long text: between its literal prefix), back over leading whitespace
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
             i = (
@@ -227,16 +225,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
                 r = (pos, -1, -1, None)
                 memo[2] = r
             else:
-                m = (
-                    _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-                ).match(buf, i)
+                m = _OPEN_TOOL_CALLS_AFTER_WS_RE.match(buf, i)
                 if m is None:
                     m = search_literal_led(
-                        (
-                            _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                            if buf.isascii()
-                            else _OPEN_TOOL_CALLS_AFTER_WS
-                        ),
+                        _OPEN_TOOL_CALLS_AFTER_WS_RE,
                         buf,
                         i + 1,
                         _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,
@@ -461,7 +453,7 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-                # open 'tool_calls': pattern '\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*': the regex module (its re twin on ASCII text) (long text: between its literal prefix), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*': the regex module (its re twin) (long text: between its literal prefix), back over leading whitespace
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
                     i = (
@@ -479,18 +471,10 @@ def _run_to_end(
                         r = (pos, -1, -1, None)
                         memo[2] = r
                     else:
-                        m = (
-                            _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                            if buf.isascii()
-                            else _OPEN_TOOL_CALLS_AFTER_WS
-                        ).match(buf, i)
+                        m = _OPEN_TOOL_CALLS_AFTER_WS_RE.match(buf, i)
                         if m is None:
                             m = search_literal_led(
-                                (
-                                    _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                                    if buf.isascii()
-                                    else _OPEN_TOOL_CALLS_AFTER_WS
-                                ),
+                                _OPEN_TOOL_CALLS_AFTER_WS_RE,
                                 buf,
                                 i + 1,
                                 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX,

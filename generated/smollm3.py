@@ -92,8 +92,11 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_THINKING = regex.compile("</think>|<\\|im_end\\|>", regex.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*|(?=<\\|im_end\\|>)", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_TOOL_CALLS_ASCII = re.compile("</tool_call>\\s*|(?=<\\|im_end\\|>)", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_TOOL_CALLS_RE = re.compile(
+    "</tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|im_end\\|>)",
+    re.DOTALL,
+)
 
 # Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
 # the groups of a match by number instead of building its groupdict()).
@@ -294,10 +297,10 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin on ASCII text)
+        # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin)
         r = memo[4]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
             r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -356,12 +359,10 @@ def _run_to_end(
                     start, end, target, found, rank = i, j, -2, None, 0
         elif cur == 1:
             # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin on ASCII text)
+            # close 'tool_calls': pattern '</tool_call>\\s*|(?=<\\|im_end\\|>)': the regex module (its re twin)
             r = memo[4]
             if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_ASCII if buf.isascii() else _CLOSE_TOOL_CALLS).search(
-                    buf, pos
-                )
+                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
                 r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
             i, j, m = r[1], r[2], r[3]
             if i >= 0:

@@ -104,11 +104,6 @@ _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     '(?:<｜tool_calls_begin｜>\\s*)?(?:<｜tool_sep｜>\\s*)?<｜tool_call_begin｜>\\s*(?:function\\s*<｜tool_sep｜>[^\\n<]*\\s*)?<steptml:invoke name="(?P<name>[^"]+)">',
     regex.DOTALL,
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    '(?:<｜tool_calls_begin｜>\\s*)?(?:<｜tool_sep｜>\\s*)?<｜tool_call_begin｜>\\s*(?:function\\s*<｜tool_sep｜>[^\\n<]*\\s*)?<steptml:invoke name="(?P<name>[^"]+)">',
-    re.ASCII | re.DOTALL,
-)
 # open 'tool_calls': pattern '\\s*(?:<\uff5ctool_calls_begin\uff5c>\\s*)?(?:<\uff5ctool_sep\uff5c>\\s*)?<\uff5ctool_ca...'
 _OPEN_TOOL_CALLS = regex.compile(
     '\\s*(?:<｜tool_calls_begin｜>\\s*)?(?:<｜tool_sep｜>\\s*)?<｜tool_call_begin｜>\\s*(?:function\\s*<｜tool_sep｜>[^\\n<]*\\s*)?<steptml:invoke name="(?P<name>[^"]+)">',
@@ -127,10 +122,9 @@ _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     '<steptml:parameter name="(?P<key>[^"]+)">(?P<value>.*?)</steptml:parameter>', regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    '<steptml:parameter name="(?P<key>[^"]+)">(?P<value>.*?)</steptml:parameter>',
-    re.ASCII | re.DOTALL,
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    '<steptml:parameter name="(?P<key>[^"]+)">(?P<value>.*?)</steptml:parameter>', re.DOTALL
 )
 
 
@@ -151,10 +145,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=_value_tool_calls,
-        merge_duplicates=False,
+        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
     )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
@@ -255,12 +246,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'tool_calls': pattern '\\s*(?:<\uff5ctool_calls_begin\uff5c>\\s*)?(?:<\uff5ctool_sep\uff5c>\\s*)?<\uff5ctool_ca...': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<\uff5ctool_calls_begin\uff5c>\\s*)?(?:<\uff5ctool_sep\uff5c>\\s*)?<\uff5ctool_ca...': the regex module, back over leading whitespace
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -554,14 +543,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 3
-                # open 'tool_calls': pattern '\\s*(?:<\uff5ctool_calls_begin\uff5c>\\s*)?(?:<\uff5ctool_sep\uff5c>\\s*)?<\uff5ctool_ca...': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<\uff5ctool_calls_begin\uff5c>\\s*)?(?:<\uff5ctool_sep\uff5c>\\s*)?<\uff5ctool_ca...': the regex module, back over leading whitespace
                 r = memo[3]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

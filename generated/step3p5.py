@@ -95,18 +95,14 @@ _CLOSE_CONTENT_LITERALS = (
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>", regex.DOTALL
 )
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_OPEN_TOOL_CALLS_AFTER_WS_ASCII = re.compile(
-    "(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>", re.ASCII | re.DOTALL
-)
 # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>'
 _OPEN_TOOL_CALLS = regex.compile(
     "\\s*(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>", regex.DOTALL
 )
 # close 'reasoning_content': pattern '</think>\\n?|<\\|im_end\\|>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\n?|<\\|im_end\\|>", regex.DOTALL)
-# Its ASCII twin: the same matches and groups on ASCII text, found faster (compiler.ascii_twin).
-_CLOSE_REASONING_CONTENT_ASCII = re.compile("</think>\\n?|<\\|im_end\\|>", re.ASCII | re.DOTALL)
+# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+_CLOSE_REASONING_CONTENT_RE = re.compile("</think>\\n?|<\\|im_end\\|>", re.DOTALL)
 # close 'tool_calls': pattern '</tool_call>\\s*'
 _CLOSE_TOOL_CALLS_PATTERN = regex.compile("</tool_call>\\s*", regex.DOTALL)
 
@@ -122,9 +118,9 @@ _FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)
-_TOOL_CALLS_TAG_PATTERN_ASCII = re.compile(
-    "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>", re.ASCII | re.DOTALL
+# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+_TOOL_CALLS_TAG_PATTERN_RE = re.compile(
+    "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>", re.DOTALL
 )
 
 
@@ -145,10 +141,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
     content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_ASCII if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=_value_tool_calls,
-        merge_duplicates=False,
+        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
     )
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
@@ -212,12 +205,10 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-        # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>': the regex module (its re twin on ASCII text), back over leading whitespace
+        # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>': the regex module, back over leading whitespace
         r = memo[2]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _OPEN_TOOL_CALLS_AFTER_WS_ASCII if buf.isascii() else _OPEN_TOOL_CALLS_AFTER_WS
-            ).search(buf, pos)
+            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
             r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         while i > pos and buf[i - 1] in SPACE_CHARS:
@@ -281,12 +272,10 @@ def _scan_in_reasoning_content(
     start = end = target = rank = -1
     found = None
     if eos:
-        # close 'reasoning_content': pattern '</think>\\n?|<\\|im_end\\|>': the regex module (its re twin on ASCII text)
+        # close 'reasoning_content': pattern '</think>\\n?|<\\|im_end\\|>': the regex module (its re twin)
         r = memo[3]
         if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (
-                _CLOSE_REASONING_CONTENT_ASCII if buf.isascii() else _CLOSE_REASONING_CONTENT
-            ).search(buf, pos)
+            m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
         i, j, m = r[1], r[2], r[3]
         if i >= 0:
@@ -379,14 +368,10 @@ def _run_to_end(
         if cur == 0:
             # Inside 'reasoning_content': only its close is watched.
             if pos < n:  # every delimiter here needs at least one more character
-                # close 'reasoning_content': pattern '</think>\\n?|<\\|im_end\\|>': the regex module (its re twin on ASCII text)
+                # close 'reasoning_content': pattern '</think>\\n?|<\\|im_end\\|>': the regex module (its re twin)
                 r = memo[3]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _CLOSE_REASONING_CONTENT_ASCII
-                        if buf.isascii()
-                        else _CLOSE_REASONING_CONTENT
-                    ).search(buf, pos)
+                    m = _CLOSE_REASONING_CONTENT_RE.search(buf, pos)
                     r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 if i >= 0:
@@ -449,14 +434,10 @@ def _run_to_end(
                     or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
                 ):
                     start, end, target, found, rank = i, j, -2, None, 2
-                # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>': the regex module (its re twin on ASCII text), back over leading whitespace
+                # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>': the regex module, back over leading whitespace
                 r = memo[2]
                 if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = (
-                        _OPEN_TOOL_CALLS_AFTER_WS_ASCII
-                        if buf.isascii()
-                        else _OPEN_TOOL_CALLS_AFTER_WS
-                    ).search(buf, pos)
+                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
                     r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
                 i, j, m = r[1], r[2], r[3]
                 while i > pos and buf[i - 1] in SPACE_CHARS:

@@ -28,9 +28,9 @@ import regex
 
 from rtc.runtime.content import PARSERS
 
-from ..ascii_twin import has_ascii_twin
 from ..literals import comment_text
-from .namespace import Namespace, identifier
+from ..re_twin import re_twin, searches_well
+from .namespace import Namespace, identifier, twin_comment
 
 Call = Callable[[str], str]
 """Builds the call that parses the value named by its argument (``body``, ``raw``)."""
@@ -118,16 +118,19 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
     const = ns.const(f"{stem}_tag_pattern")
     source = ns.literal(tag_pattern)
     _add(ns, const, f"{where}: tag_pattern", f"regex.compile({source}, regex.DOTALL)")
+    found = re_twin(tag_pattern) if searches_well(tag_pattern) else None
     twin = None
-    if has_ascii_twin(tag_pattern):
-        twin = ns.const(f"{const}_ascii")
-        comment = f"{where}: tag_pattern, its ASCII twin (same matches on ASCII: ascii_twin)"
-        _add(ns, twin, comment, f"re.compile({source}, re.ASCII | re.DOTALL)")
+    if found is not None:
+        twin = ns.const(f"{const}_re")
+        comment = f"{where}: tag_pattern's re twin (re_twin), {twin_comment(found)}"
+        _add(ns, twin, comment, f"re.compile({found.source!r}, {found.flags})")
         ns.plan.uses_re = True
     ns.imports.add("from rtc.runtime.content import xml_inline_with")
 
     def call(x: str) -> str:
-        pattern = const if twin is None else f"({twin} if {x}.isascii() else {const})"
+        pattern = const
+        if found is not None:
+            pattern = f"({twin} if {x}.isascii() else {const})" if found.ascii_only else twin
         return f"xml_inline_with({x}, {pattern}, value={value}, merge_duplicates={merge})"
 
     return call

@@ -54,8 +54,8 @@ class EosSearch:
     list_maxlen: int = 0  # "regex_list": the longest literal
     back_over_ws: bool = False  # ``\s*REST``: extend the match back over whitespace
     end: str = ""  # ``R|$`` ("$") or ``R|\Z`` ("Z"): the empty match at the end
-    # "regex", "regex_list": the expression of the compiled pattern to run (its ASCII twin on
-    # ASCII text where it has one: see Namespace.engine); empty: ``const`` itself.
+    # "regex", "regex_list": the expression of the compiled pattern to run (its re twin where
+    # it has one that may run on the text: see Namespace.engine); empty: ``const`` itself.
     engine: str = ""
 
     @property
@@ -93,10 +93,8 @@ def eos_search(
         if len(delim.literals) <= MAX_FIND_LITERALS:
             const = literal_list(ns, f"{stem}_literals", comment, delim.literals)
             return EosSearch("any", const), None
-        const = ns.regex_const(stem, comment, delim.pattern, twin=True)
-        maxlen = max(map(len, delim.literals))
-        search = EosSearch("regex_list", const, list_maxlen=maxlen, engine=ns.engine(const, "buf"))
-        return search, const
+        const = ns.regex_const(stem, comment, delim.pattern)
+        return EosSearch("regex_list", const, list_maxlen=max(map(len, delim.literals))), const
     search = _pattern_search(ns, delim.pattern, stem, comment)
     whole = search.kind == "regex" and not search.back_over_ws and not search.end
     return search, search.const if whole else None
@@ -232,7 +230,7 @@ def _any_lines(const: str, slot: int, bounded: bool) -> list[str]:
 
 def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
     c = s.const
-    e = s.engine or c  # what runs the search (the pattern, or its twin on ASCII text)
+    e = s.engine or c  # what runs the search (the pattern, or its re twin)
     store = f"r = memo[{slot}] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)"
     lines = [
         f"r = memo[{slot}]",
@@ -293,7 +291,7 @@ def describe_search(s: EosSearch) -> str:
     """How the end-of-stream search goes, for the comment above it."""
     engine = "the regex module"
     if s.engine not in ("", s.const):
-        engine += " (its re twin on ASCII text)"
+        engine += " (its re twin on ASCII text)" if ".isascii()" in s.engine else " (its re twin)"
     how = {
         "literal": "str.find",
         "literal_ws": "str.find, then the whitespace after it",

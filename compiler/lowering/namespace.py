@@ -13,11 +13,11 @@ import keyword
 import re
 from typing import Any
 
-from ..ascii_twin import has_ascii_twin
 from ..literals import comment_text, py_literal
 from ..plan import LiteralConst, Plan, RegexConst
 from ..prefilter import literal_prefix
 from ..rarity import rarest_index
+from ..re_twin import Twin, re_twin, searches_well
 
 
 def identifier(name: str, taken: set[str], prefix: str) -> str:
@@ -33,6 +33,13 @@ def identifier(name: str, taken: set[str], prefix: str) -> str:
         n += 1
     taken.add(unique)
     return unique
+
+
+def twin_comment(twin: Twin) -> str:
+    """What the comment above a twin says about where it runs."""
+    if twin.ascii_only:
+        return "for ASCII text, where \\d and \\w read alike"
+    return "for any text: \\s written out as regex reads it"
 
 
 def merge_imports(lines: set[str]) -> list[str]:
@@ -51,14 +58,17 @@ class Namespace:
         self.plan = plan
         self.names: set[str] = set()
         self.imports: set[str] = set()
-        self.twins: set[str] = set()
+        # Patterns with an re twin (compiler.re_twin): whether it runs on ASCII text only.
+        self.twins: dict[str, bool] = {}
 
     def engine(self, name: str, text: str) -> str:
         """The expression of the compiled pattern ``name`` to run on ``text`` (a local name):
-        its ASCII twin where it has one and the text is ASCII, else the pattern itself."""
-        if name in self.twins:
-            return f"({name}_ASCII if {text}.isascii() else {name})"
-        return name
+        its re twin where it has one that may run there, else the pattern itself."""
+        if name not in self.twins:
+            return name
+        if self.twins[name]:
+            return f"({name}_RE if {text}.isascii() else {name})"
+        return f"{name}_RE"
 
     def literal(self, value: Any) -> str:
         """``py_literal``, noting when the expression needs the json module."""
@@ -84,10 +94,15 @@ class Namespace:
         ``twin``: also its ASCII twin where it has one (see :meth:`engine`)."""
         name = self.const(stem)
         const = RegexConst(name, comment, repr(pattern))
-        if twin and has_ascii_twin(pattern) and f"{name}_ASCII" not in self.names:
-            self.names.add(f"{name}_ASCII")
-            const.twin = True
-            self.twins.add(name)
+        found = None
+        if twin and f"{name}_RE" not in self.names and searches_well(pattern):
+            found = re_twin(pattern)
+        if found is not None:
+            self.names.add(f"{name}_RE")
+            const.twin_source = repr(found.source)
+            const.twin_flags = found.flags
+            const.twin_comment = twin_comment(found)
+            self.twins[name] = found.ascii_only
             self.plan.uses_re = True
         prefix = literal_prefix(pattern) if searched else None
         if prefix is not None:
