@@ -29,6 +29,26 @@ def read_tools(tools: Any) -> dict[str, dict[str, Any]]:
     not a dict at all...) are skipped silently; a later tool with the same name replaces an
     earlier one. The recorded properties dicts are the caller's own objects, not copies.
     """
+    if tools.__class__ is list:
+        # The usual request: plain dicts all the way down, each step the one below takes
+        # (on exact dicts get() and [] agree); anything else starts over on the general path.
+        params: dict[str, dict[str, Any]] = {}
+        for tool in tools:
+            if tool.__class__ is dict:
+                function = tool.get("function", tool)
+                if function.__class__ is dict:
+                    name = function.get("name")
+                    parameters = function.get("parameters")
+                    if name.__class__ is str and parameters.__class__ is dict:
+                        properties = parameters.get("properties")
+                        params[name] = properties if isinstance(properties, dict) else {}
+                        continue
+            return _read_tools(tools)
+        return params
+    return _read_tools(tools)
+
+
+def _read_tools(tools: Any) -> dict[str, dict[str, Any]]:
     params: dict[str, dict[str, Any]] = {}
     for tool in tools or []:
         if tool.__class__ is not dict:  # the common case skips the inspect calls
@@ -151,9 +171,12 @@ def coerce_tool_calls(value: Any, tool_params: dict[str, dict[str, Any]]) -> Any
     transform that used the same value twice) sees the change. Which field the value comes
     from is irrelevant; anything else is returned untouched.
     """
-    if isinstance(value, list):
+    if value.__class__ is dict:  # one call, the usual value
+        function = value.get("function")
+    elif isinstance(value, list):
         return [coerce_tool_calls(item, tool_params) for item in value]
-    function = value.get("function") if isinstance(value, dict) else None
+    else:
+        function = value.get("function") if isinstance(value, dict) else None
     if not isinstance(function, dict):
         return value
     name = function.get("name")
@@ -167,6 +190,15 @@ def coerce_tool_calls(value: Any, tool_params: dict[str, dict[str, Any]]) -> Any
         if key not in properties:
             continue
         schema = properties[key]
+        if (
+            argument.__class__ is str
+            and schema.__class__ is dict
+            and schema.get("type") == "string"
+            and "anyOf" not in schema
+            and "oneOf" not in schema
+            and "nullable" not in schema
+        ):
+            continue  # the plain string schema keeps text (the rule below, its usual case)
         if schema.__class__ is dict and "anyOf" not in schema and "oneOf" not in schema:
             # Its types cannot fail to compute (nothing to walk), so skipping them is safe
             # where nothing would be converted: an argument that is neither text nor a list,
