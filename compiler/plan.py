@@ -140,6 +140,8 @@ class Plan:
     # comment, expr) and value-parser functions (name, comment, expression over ``raw``).
     content_consts: list[tuple[str, str, str]] = field(default_factory=list)
     value_functions: list[tuple[str, str, str]] = field(default_factory=list)
+    # xml-inline parsers written out: name, comment, body lines (see lowering.content).
+    tag_functions: list[tuple[str, str, list[str]]] = field(default_factory=list)
     fields: list[FieldPlan] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
     scanner_table: list[str] = field(default_factory=list)

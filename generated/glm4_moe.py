@@ -18,7 +18,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_or_text, xml_inline_with
+from rtc.runtime.content import json_or_text, missing_key
 from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.engine import (
@@ -127,9 +127,16 @@ _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
 )
 
 
-# content_args of 'tool_calls': value_parser json with 'allow_non_json'
-def _value_tool_calls(raw: Any) -> Any:
-    return json_or_text(raw, strip=True)
+# content_args of 'tool_calls': xml-inline, each tag_pattern match read by group number
+def _tags_tool_calls(body: str) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for m in _TOOL_CALLS_TAG_PATTERN_RE.finditer(body):
+        key = m[1]
+        if key is None:
+            raise missing_key(_TOOL_CALLS_TAG_PATTERN.pattern)
+        raw = m[2]
+        result[key] = json_or_text(raw, strip=True)
+    return result
 
 
 # ---- Field values: content parser, then transform ----
@@ -143,9 +150,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = xml_inline_with(
-        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
-    )
+    content = _tags_tool_calls(body)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import json_with, xml_inline_with
+from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.tools import coerce_tool_calls, read_tools
 from rtc.runtime.engine import (
     CompiledParser,
@@ -113,9 +113,20 @@ _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
 )
 
 
-# content_args of 'tool_calls': value_parser json with 'string_delims', 'allow_non_json'
-def _value_tool_calls(raw: Any) -> Any:
-    return json_with(raw, _TOOL_CALLS_VALUE_STRING_DELIMS, unquoted_keys=False, non_json=1)
+# content_args of 'tool_calls': xml-inline, each tag_pattern match read by group number
+def _tags_tool_calls(body: str) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for m in (_TOOL_CALLS_TAG_PATTERN_RE if body.isascii() else _TOOL_CALLS_TAG_PATTERN).finditer(
+        body
+    ):
+        key = m[1]
+        if key is None:
+            raise missing_key(_TOOL_CALLS_TAG_PATTERN.pattern)
+        raw = m[2]
+        result[key] = json_with(
+            raw, _TOOL_CALLS_VALUE_STRING_DELIMS, unquoted_keys=False, non_json=1
+        )
+    return result
 
 
 # ---- Field values: content parser, then transform ----
@@ -123,12 +134,7 @@ def _value_tool_calls(raw: Any) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = xml_inline_with(
-        body,
-        (_TOOL_CALLS_TAG_PATTERN_RE if body.isascii() else _TOOL_CALLS_TAG_PATTERN),
-        value=_value_tool_calls,
-        merge_duplicates=False,
-    )
+    content = _tags_tool_calls(body)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 

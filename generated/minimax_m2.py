@@ -18,7 +18,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.content import xml_inline_with
+from rtc.runtime.content import missing_key
 from rtc.runtime.matching import (
     LONG_SPAN,
     SPACE_CHARS,
@@ -119,9 +119,16 @@ _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
 )
 
 
-# content_args of 'tool_calls': value_parser text with 'strip'
-def _value_tool_calls(raw: Any) -> Any:
-    return raw
+# content_args of 'tool_calls': xml-inline, each tag_pattern match read by group number
+def _tags_tool_calls(body: str) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for m in _TOOL_CALLS_TAG_PATTERN_RE.finditer(body):
+        key = m[1]
+        if key is None:
+            raise missing_key(_TOOL_CALLS_TAG_PATTERN.pattern)
+        raw = m[2]
+        result[key] = raw
+    return result
 
 
 # ---- Field values: content parser, then transform ----
@@ -135,9 +142,7 @@ def _finish_reasoning_content(body: str, captures: dict[str, str]) -> Any:
 
 # Field 'tool_calls'
 def _finish_tool_calls(body: str, captures: dict[str, str]) -> Any:
-    content = xml_inline_with(
-        body, _TOOL_CALLS_TAG_PATTERN_RE, value=_value_tool_calls, merge_duplicates=False
-    )
+    content = _tags_tool_calls(body)
     return {"type": "function", "function": {"name": captures["name"], "arguments": content}}
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "json_value",
     "json_with",
     "kv_lines_with",
+    "missing_key",
     "parse_bool",
     "parse_content",
     "parse_float",
@@ -264,7 +265,7 @@ def xml_inline_with(
             for m in matches:
                 key = m[key_at]
                 if key is None:
-                    raise _no_key(pattern.pattern)
+                    raise missing_key(pattern.pattern)
                 result[key] = m[value_at] if value is None else value(m[value_at])
             return result
         pairs = ((m[key_at], m[value_at]) for m in matches)
@@ -283,7 +284,7 @@ def _tags(
     result: dict[str, Any] = {}
     for key, raw in pairs:
         if key is None:
-            raise _no_key(tag_pattern)
+            raise missing_key(tag_pattern)
         parsed = raw if value is None else value(raw)
         if key in result and merge_duplicates:
             existing = result[key]
@@ -298,7 +299,8 @@ def _tags(
     return result
 
 
-def _no_key(tag_pattern: Any) -> ValueError:
+def missing_key(tag_pattern: Any) -> ValueError:
+    """The error of a ``tag_pattern`` match in which the ``key`` group took no part."""
     return ValueError(
         f"xml-inline content: tag_pattern {tag_pattern!r} matched without setting a named "
         "group 'key'"

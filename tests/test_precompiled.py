@@ -88,12 +88,19 @@ PRECOMPILED = [
     ("json", {}, "json_value"),
     ("json", {"allow_non_json": True, "strip": False}, "json_or_text"),
     ("json", {"allow_non_json": True, "unquoted_keys": True}, "json_with"),
-    ("xml-inline", {"tag_pattern": r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>"}, "xml_inline_with"),
+    # Without merging, with both groups: the loop written out as _tags_x (values inline).
+    ("xml-inline", {"tag_pattern": r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>"}, "_tags_x"),
     (
         "xml-inline",
         {"tag_pattern": r"(?P<key>\w+)=(?P<value>[^,]*)", "value_parser": {"name": "int"}},
+        "_tags_x",
+    ),
+    (
+        "xml-inline",
+        {"tag_pattern": r"(?P<key>\w+)=(?P<value>[^,]*)", "merge_duplicates": True},
         "xml_inline_with",
     ),
+    ("xml-inline", {"tag_pattern": r"(?P<key>\w+)=[^,]*"}, "xml_inline_with"),
     ("kv-lines", {"line_sep": None, "kv_sep": "="}, "kv_lines_with"),
 ]
 GENERAL = [
@@ -137,7 +144,9 @@ def test_precompiled_patterns_are_named_constants_with_their_argument() -> None:
     assert "# content_args of 'x': tag_pattern\n_X_TAG_PATTERN = regex.compile(" in source
     assert "# content_args of 'x': value_parser: string_delims '\\xab'...'\\xbb'\n" in source
     assert "_X_VALUE_STRING_DELIMS = (" in source
-    assert "def _value_x(raw: Any) -> Any:" in source
+    # The value parser's expression sits in the written-out loop (no function per value).
+    assert "def _tags_x(body: str) -> dict[str, Any]:" in source
+    assert "result[key] = json_with(raw, _X_VALUE_STRING_DELIMS," in source
 
 
 def test_shortcuts_are_exact_on_edge_bodies() -> None:

@@ -111,8 +111,9 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
     tag_pattern = args.get("tag_pattern")
     if tag_pattern.__class__ is not str or not _compiles(tag_pattern):
         return None  # missing, not a string, or invalid: the error comes at close
-    value = _value_parser(ns, args.get("value_parser"), where, stem)
-    if value is False:
+    value_parser = args.get("value_parser")
+    value = _value_expr(ns, value_parser, where, stem)
+    if value is None:
         return None
     merge = bool(args.get("merge_duplicates", False))
     const = ns.const(f"{stem}_tag_pattern")
@@ -125,15 +126,36 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
         comment = f"{where}: tag_pattern's re twin (re_twin), {twin_comment(found)}"
         _add(ns, twin, comment, f"re.compile({found.source!r}, {found.flags})")
         ns.plan.uses_re = True
+
+    def pattern(x: str) -> str:
+        if found is None:
+            return const
+        return f"({twin} if {x}.isascii() else {const})" if found.ascii_only else twin
+
+    groups = regex.compile(tag_pattern, regex.DOTALL).groupindex
+    if not merge and "key" in groups and "value" in groups:
+        # xml_inline_with's loop without merging, written out: the groups read by the numbers
+        # decided here, the value parser's expression inline (no call per value).
+        function = identifier(stem, ns.names, "_tags_")
+        lines = [
+            "result: dict[str, Any] = {}",
+            f"for m in {pattern('body')}.finditer(body):",
+            f"    key = m[{groups['key']}]",
+            "    if key is None:",
+            f"        raise missing_key({const}.pattern)",
+            f"    raw = m[{groups['value']}]",
+            f"    result[key] = {value}",
+            "return result",
+        ]
+        ns.imports.add("from rtc.runtime.content import missing_key")
+        comment = f"{where}: xml-inline, each tag_pattern match read by group number"
+        ns.plan.tag_functions.append((function, comment, lines))
+        return lambda x: f"{function}({x})"
+    function_name = _value_function(ns, value, value_parser, where, stem)
     ns.imports.add("from rtc.runtime.content import xml_inline_with")
-
-    def call(x: str) -> str:
-        pattern = const
-        if found is not None:
-            pattern = f"({twin} if {x}.isascii() else {const})" if found.ascii_only else twin
-        return f"xml_inline_with({x}, {pattern}, value={value}, merge_duplicates={merge})"
-
-    return call
+    return lambda x: (
+        f"xml_inline_with({x}, {pattern(x)}, value={function_name}, merge_duplicates={merge})"
+    )
 
 
 def _kv_lines(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Call | None:
@@ -156,22 +178,37 @@ def _value_parser(ns: Namespace, value_parser: Any, where: str, stem: str) -> st
     """The name of a generated function applying ``value_parser`` to one value, "None" for no
     value parser, or False when it cannot be read at compile time (not a dict, an unknown
     parser name, arguments that need the general parser)."""
-    if value_parser is None:
-        return "None"
-    if value_parser.__class__ is not dict:
+    value = _value_expr(ns, value_parser, where, stem)
+    if value is None:
         return False
+    return _value_function(ns, value, value_parser, where, stem)
+
+
+def _value_expr(ns: Namespace, value_parser: Any, where: str, stem: str) -> str | None:
+    """The expression applying ``value_parser`` to ``raw`` ("raw" for no value parser), or
+    None when it cannot be read at compile time (see _value_parser)."""
+    if value_parser is None:
+        return "raw"
+    if value_parser.__class__ is not dict:
+        return None
     kind = value_parser.get("name", "text")
     if kind.__class__ is not str or kind not in PARSERS:
-        return False
+        return None
     sub = value_parser.get("args", {})
     call = _parser(ns, kind, sub, f"{where}: value_parser", f"{stem}_value")
-    if call is None:
-        return False
+    return None if call is None else call("raw")
+
+
+def _value_function(ns: Namespace, value: str, value_parser: Any, where: str, stem: str) -> str:
+    """A generated function computing ``value`` from ``raw`` ("None" for no value parser)."""
+    if value_parser is None:
+        return "None"
     function = identifier(stem, ns.names, "_value_")
-    comment = f"{where}: value_parser {kind}"
+    comment = f"{where}: value_parser {value_parser.get('name', 'text')}"
+    sub = value_parser.get("args", {})
     if sub:
         comment += " with " + ", ".join(comment_text(str(k), 20) for k in list(sub)[:4])
-    ns.plan.value_functions.append((function, comment, call("raw")))
+    ns.plan.value_functions.append((function, comment, value))
     return function
 
 
