@@ -79,22 +79,28 @@ _OPEN_REASONING_CONTENT_LEN = len(_OPEN_REASONING_CONTENT)
 _OPEN_REASONING_CONTENT_RARE = 6  # '>'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
 _CLOSE_CONTENT_LITERALS = (
     ("<｜end▁of▁sentence｜>", 19, 17),
     ("</think>", 8, 7),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("<｜end▁of▁sentence｜>|</think>")
 # close 'reasoning_content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
 _CLOSE_REASONING_CONTENT_LITERALS = (
     ("<｜end▁of▁sentence｜>", 19, 17),
     ("</think>", 8, 7),
 )
+_CLOSE_REASONING_CONTENT_LITERALS_RE = re.compile("<｜end▁of▁sentence｜>|</think>")
 # close 'tool_calls': literals ['```<\uff5ctool\u2581call\u2581end\uff5c>', '<\uff5ctool\u2581call\u2581end\uff5c>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
 _CLOSE_TOOL_CALLS_LITERALS = (
     ("```<｜tool▁call▁end｜>", 20, 18),
     ("<｜end▁of▁sentence｜>", 19, 17),
     ("<｜tool▁call▁end｜>", 17, 15),
+)
+_CLOSE_TOOL_CALLS_LITERALS_RE = re.compile(
+    "```<｜tool▁call▁end｜>|<｜end▁of▁sentence｜>|<｜tool▁call▁end｜>"
 )
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
@@ -213,11 +219,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         elif target == -1:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[2] = (pos, i, j)
         else:
             # Literals starting after the candidate cannot win: look only up to it.
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if start + 19 - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 19)
+                i, j = (-1, -1) if a is None or a.start() > start else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
             if i >= 0:
                 memo[2] = (pos, i, j)
         if i >= 0 and (
@@ -323,7 +337,11 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
             memo[4] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -362,7 +380,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
             memo[5] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -422,7 +444,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
                     memo[4] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -434,7 +460,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
                     memo[5] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -498,11 +528,19 @@ def _run_to_end(
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                 i, j = r[1], r[2]
             elif target == -1:
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                if n - pos < LONG_SPAN:
+                    a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                    i, j = (-1, -1) if a is None else a.span()
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                 memo[2] = (pos, i, j)
             else:
                 # Literals starting after the candidate cannot win: look only up to it.
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                if start + 19 - pos < LONG_SPAN:
+                    a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 19)
+                    i, j = (-1, -1) if a is None or a.start() > start else a.span()
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
                 if i >= 0:
                     memo[2] = (pos, i, j)
             if i >= 0 and (

@@ -75,13 +75,15 @@ _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
 _CLOSE_TOOL_CALLS_RARE = 10  # '|'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>']
 _CLOSE_CONTENT_LITERALS = (
     ("<|tool_response>", 16, 1),
     ("<turn|>", 7, 5),
     ("<eos>", 5, 4),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|tool_response>|<turn\\|>|<eos>")
 # close 'reasoning_content': literals ['<channel|>', '<turn|>', '<|tool_response>', '<eos>']
 _CLOSE_REASONING_CONTENT_LITERALS = (
     ("<|tool_response>", 16, 1),
@@ -89,6 +91,7 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
     ("<turn|>", 7, 5),
     ("<eos>", 5, 4),
 )
+_CLOSE_REASONING_CONTENT_LITERALS_RE = re.compile("<\\|tool_response>|<channel\\|>|<turn\\|>|<eos>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'reasoning_content': pattern '<\\|channel>(?:thought\\n|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u...'
@@ -165,7 +168,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[0] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 2
@@ -256,7 +263,11 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
             memo[3] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -348,7 +359,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
                     memo[3] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -377,7 +392,11 @@ def _run_to_end(
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                 i, j = r[1], r[2]
             else:
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                if n - pos < LONG_SPAN:
+                    a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                    i, j = (-1, -1) if a is None else a.span()
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                 memo[0] = (pos, i, j)
             if i >= 0:
                 start, end, target, found, rank = i, j, -2, None, 2

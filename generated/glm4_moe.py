@@ -82,19 +82,24 @@ _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
 _CLOSE_TOOL_CALLS_RARE = 11  # '>'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['<|user|>', '<|observation|>', '<|endoftext|>']
 _CLOSE_CONTENT_LITERALS = (
     ("<|observation|>", 15, 13),
     ("<|endoftext|>", 13, 11),
     ("<|user|>", 8, 6),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|observation\\|>|<\\|endoftext\\|>|<\\|user\\|>")
 # close 'reasoning_content': literals ['</think>', '<|user|>', '<|observation|>', '<|endoftext|>']
 _CLOSE_REASONING_CONTENT_LITERALS = (
     ("<|observation|>", 15, 13),
     ("<|endoftext|>", 13, 11),
     ("</think>", 8, 7),
     ("<|user|>", 8, 6),
+)
+_CLOSE_REASONING_CONTENT_LITERALS_RE = re.compile(
+    "<\\|observation\\|>|<\\|endoftext\\|>|</think>|<\\|user\\|>"
 )
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
@@ -198,11 +203,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         elif target == -1:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[1] = (pos, i, j)
         else:
             # Literals starting after the candidate cannot win: look only up to it.
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if start + 15 - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 15)
+                i, j = (-1, -1) if a is None or a.start() > start else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
             if i >= 0:
                 memo[1] = (pos, i, j)
         if i >= 0 and (
@@ -281,7 +294,11 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
             memo[3] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -373,7 +390,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
                     memo[3] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -419,11 +440,19 @@ def _run_to_end(
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                 i, j = r[1], r[2]
             elif target == -1:
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                if n - pos < LONG_SPAN:
+                    a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                    i, j = (-1, -1) if a is None else a.span()
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                 memo[1] = (pos, i, j)
             else:
                 # Literals starting after the candidate cannot win: look only up to it.
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                if start + 15 - pos < LONG_SPAN:
+                    a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 15)
+                    i, j = (-1, -1) if a is None or a.start() > start else a.span()
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
                 if i >= 0:
                     memo[1] = (pos, i, j)
             if i >= 0 and (

@@ -91,31 +91,36 @@ _OPEN_THINKING_LEN = len(_OPEN_THINKING)
 _OPEN_THINKING_RARE = 28  # '|'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
 _CLOSE_THINKING_LITERALS = (
     ("<|return|>", 10, 8),
     ("<|call|>", 8, 6),
     ("<|end|>", 7, 5),
 )
+_CLOSE_THINKING_LITERALS_RE = re.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>")
 # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
 _CLOSE_CONTENT_LITERALS = (
     ("<|return|>", 10, 8),
     ("<|call|>", 8, 6),
     ("<|end|>", 7, 5),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>")
 # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
 _CLOSE_TOOL_CALLS_LITERALS = (
     ("<|return|>", 10, 8),
     ("<|call|>", 8, 6),
     ("<|end|>", 7, 5),
 )
+_CLOSE_TOOL_CALLS_LITERALS_RE = re.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>")
 # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
 _CLOSE_BUILTIN_TOOL_CALLS_LITERALS = (
     ("<|return|>", 10, 8),
     ("<|call|>", 8, 6),
     ("<|end|>", 7, 5),
 )
+_CLOSE_BUILTIN_TOOL_CALLS_LITERALS_RE = re.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...'
@@ -332,7 +337,11 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
             memo[4] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -371,7 +380,11 @@ def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[5] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -410,7 +423,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
             memo[6] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -451,7 +468,11 @@ def _scan_in_builtin_tool_calls(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_BUILTIN_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
             memo[7] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -504,7 +525,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
                     memo[4] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -516,7 +541,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                     memo[5] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -528,7 +557,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
                     memo[6] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -540,7 +573,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_BUILTIN_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
                     memo[7] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0

@@ -11,6 +11,7 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,18 +67,21 @@ _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
 _CLOSE_CONTENT_RARE = 13  # '|'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # open 'thinking': pattern 'Here is my thought process:|<think>': its literals
 _OPEN_THINKING_LITERALS = (
     ("Here is my thought process:", 27, 0),
     ("<think>", 7, 6),
 )
+_OPEN_THINKING_LITERALS_RE = re.compile("Here\\ is\\ my\\ thought\\ process:|<think>")
 # close 'thinking': pattern 'Here is my response:|</think>|<\\|end_of_text\\|>': its literals
 _CLOSE_THINKING_LITERALS = (
     ("Here is my response:", 20, 0),
     ("<|end_of_text|>", 15, 13),
     ("</think>", 8, 7),
 )
+_CLOSE_THINKING_LITERALS_RE = re.compile("Here\\ is\\ my\\ response:|<\\|end_of_text\\|>|</think>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'thinking': pattern 'Here is my thought process:|<think>'
@@ -170,11 +174,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         elif target == -1:
-            i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _OPEN_THINKING_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, n + 1)
             memo[1] = (pos, i, j)
         else:
             # Literals starting after the candidate cannot win: look only up to it.
-            i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, start + 1)
+            if start + 27 - pos < LONG_SPAN:
+                a = _OPEN_THINKING_LITERALS_RE.search(buf, pos, start + 27)
+                i, j = (-1, -1) if a is None or a.start() > start else a.span()
+            else:
+                i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, start + 1)
             if i >= 0:
                 memo[1] = (pos, i, j)
         if i >= 0 and (
@@ -250,7 +262,11 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
             memo[3] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0

@@ -11,6 +11,7 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,7 +94,8 @@ _CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
 _CLOSE_TOOL_CALLS_RARE = 18  # '|'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['<|open|>response<|sep|>', '<|close|>response<|sep|>', '<|close|>tools<|sep|>', '<|close|>think<|sep|>', '<|close|>message<|sep|>', '<|end_of_msg|>']
 _CLOSE_CONTENT_LITERALS = (
     ("<|close|>response<|sep|>", 24, 22),
@@ -103,11 +105,17 @@ _CLOSE_CONTENT_LITERALS = (
     ("<|close|>think<|sep|>", 21, 19),
     ("<|end_of_msg|>", 14, 12),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile(
+    "<\\|close\\|>response<\\|sep\\|>|<\\|open\\|>response<\\|sep\\|>|<\\|close\\|>message<\\|sep\\|>|<\\|close\\|>tools<\\|sep\\|>|<\\|close\\|>think<\\|sep\\|>|<\\|end_of_msg\\|>"
+)
 # close 'reasoning_content': literals ['<|close|>think<|sep|>', '<|close|>message<|sep|>', '<|end_of_msg|>']
 _CLOSE_REASONING_CONTENT_LITERALS = (
     ("<|close|>message<|sep|>", 23, 21),
     ("<|close|>think<|sep|>", 21, 19),
     ("<|end_of_msg|>", 14, 12),
+)
+_CLOSE_REASONING_CONTENT_LITERALS_RE = re.compile(
+    "<\\|close\\|>message<\\|sep\\|>|<\\|close\\|>think<\\|sep\\|>|<\\|end_of_msg\\|>"
 )
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
@@ -222,11 +230,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         elif target == -1:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[1] = (pos, i, j)
         else:
             # Literals starting after the candidate cannot win: look only up to it.
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if start + 24 - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 24)
+                i, j = (-1, -1) if a is None or a.start() > start else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
             if i >= 0:
                 memo[1] = (pos, i, j)
         if i >= 0 and (
@@ -307,7 +323,11 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
             memo[3] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -398,7 +418,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
                     memo[3] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -445,11 +469,19 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 elif target == -1:
-                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                     memo[1] = (pos, i, j)
                 else:
                     # Literals starting after the candidate cannot win: look only up to it.
-                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                    if start + 24 - pos < LONG_SPAN:
+                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 24)
+                        i, j = (-1, -1) if a is None or a.start() > start else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
                     if i >= 0:
                         memo[1] = (pos, i, j)
                 if i >= 0 and (

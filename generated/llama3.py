@@ -11,6 +11,7 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,12 +56,14 @@ TEMPLATE: dict[str, Any] = {
 }
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['<|eot_id|>', '<|eom_id|>']
 _CLOSE_CONTENT_LITERALS = (
     ("<|eot_id|>", 10, 8),
     ("<|eom_id|>", 10, 8),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|eot_id\\|>|<\\|eom_id\\|>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...'
@@ -113,7 +116,11 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[0] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 1

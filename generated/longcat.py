@@ -11,6 +11,7 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,22 +75,26 @@ _OPEN_TOOL_CALLS_AFTER_WS_LEN = len(_OPEN_TOOL_CALLS_AFTER_WS)
 _OPEN_TOOL_CALLS_AFTER_WS_RARE = 18  # '>'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['</longcat_think>', '</longcat_s>']
 _CLOSE_CONTENT_LITERALS = (
     ("</longcat_think>", 16, 15),
     ("</longcat_s>", 12, 11),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("</longcat_think>|</longcat_s>")
 # close 'reasoning_content': literals ['</longcat_think>', '</longcat_s>']
 _CLOSE_REASONING_CONTENT_LITERALS = (
     ("</longcat_think>", 16, 15),
     ("</longcat_s>", 12, 11),
 )
+_CLOSE_REASONING_CONTENT_LITERALS_RE = re.compile("</longcat_think>|</longcat_s>")
 # close 'tool_calls': literals ['</longcat_tool_call>', '</longcat_s>']
 _CLOSE_TOOL_CALLS_LITERALS = (
     ("</longcat_tool_call>", 20, 19),
     ("</longcat_s>", 12, 11),
 )
+_CLOSE_TOOL_CALLS_LITERALS_RE = re.compile("</longcat_tool_call>|</longcat_s>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\s*<longcat_tool_call>\\s*'
@@ -184,11 +189,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         elif target == -1:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[2] = (pos, i, j)
         else:
             # Literals starting after the candidate cannot win: look only up to it.
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if start + 16 - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 16)
+                i, j = (-1, -1) if a is None or a.start() > start else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
             if i >= 0:
                 memo[2] = (pos, i, j)
         if i >= 0 and (
@@ -255,7 +268,11 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
             memo[3] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -294,7 +311,11 @@ def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, 
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
             memo[4] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -345,7 +366,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
                     memo[3] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -357,7 +382,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
                     memo[4] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -410,11 +439,19 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 elif target == -1:
-                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                     memo[2] = (pos, i, j)
                 else:
                     # Literals starting after the candidate cannot win: look only up to it.
-                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                    if start + 16 - pos < LONG_SPAN:
+                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 16)
+                        i, j = (-1, -1) if a is None or a.start() > start else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
                     if i >= 0:
                         memo[2] = (pos, i, j)
                 if i >= 0 and (

@@ -70,18 +70,21 @@ _OPEN_REASONING_CONTENT_LEN = len(_OPEN_REASONING_CONTENT)
 _OPEN_REASONING_CONTENT_RARE = 6  # '>'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['</think>', '</tool_calls>', '<end_of_sentence>']
 _CLOSE_CONTENT_LITERALS = (
     ("<end_of_sentence>", 17, 16),
     ("</tool_calls>", 13, 12),
     ("</think>", 8, 7),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("<end_of_sentence>|</tool_calls>|</think>")
 # close 'reasoning_content': literals ['</think>', '<end_of_sentence>']
 _CLOSE_REASONING_CONTENT_LITERALS = (
     ("<end_of_sentence>", 17, 16),
     ("</think>", 8, 7),
 )
+_CLOSE_REASONING_CONTENT_LITERALS_RE = re.compile("<end_of_sentence>|</think>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '<tool_calls>\\s*|(?<=\\})[ \\t]*\\n(?=\\{"name")'
@@ -156,11 +159,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         elif target == -1:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[1] = (pos, i, j)
         else:
             # Literals starting after the candidate cannot win: look only up to it.
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if start + 17 - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 17)
+                i, j = (-1, -1) if a is None or a.start() > start else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
             if i >= 0:
                 memo[1] = (pos, i, j)
         if i >= 0 and (
@@ -239,7 +250,11 @@ def _scan_in_reasoning_content(
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
             memo[3] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0
@@ -326,7 +341,11 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 else:
-                    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
                     memo[3] = (pos, i, j)
                 if i >= 0:
                     start, end, target, found, rank = i, j, -2, None, 0
@@ -364,11 +383,19 @@ def _run_to_end(
             if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                 i, j = r[1], r[2]
             elif target == -1:
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                if n - pos < LONG_SPAN:
+                    a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                    i, j = (-1, -1) if a is None else a.span()
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                 memo[1] = (pos, i, j)
             else:
                 # Literals starting after the candidate cannot win: look only up to it.
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                if start + 17 - pos < LONG_SPAN:
+                    a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 17)
+                    i, j = (-1, -1) if a is None or a.start() > start else a.span()
+                else:
+                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
                 if i >= 0:
                     memo[1] = (pos, i, j)
             if i >= 0 and (

@@ -72,12 +72,14 @@ _CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
 _CLOSE_CONTENT_RARE = 3  # '>'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'thinking': literals ['[/THINK]', '</s>']
 _CLOSE_THINKING_LITERALS = (
     ("[/THINK]", 8, 6),
     ("</s>", 4, 3),
 )
+_CLOSE_THINKING_LITERALS_RE = re.compile("\\[/THINK\\]|</s>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
@@ -300,7 +302,11 @@ def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, in
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         else:
-            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
             memo[4] = (pos, i, j)
         if i >= 0:
             start, end, target, found, rank = i, j, -2, None, 0

@@ -84,12 +84,14 @@ _OPEN_THINKING_LEN = len(_OPEN_THINKING)
 _OPEN_THINKING_RARE = 6  # '>'
 
 # Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any).
+# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
+# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['<|im_end|>', '<|endoftext|>']
 _CLOSE_CONTENT_LITERALS = (
     ("<|endoftext|>", 13, 11),
     ("<|im_end|>", 10, 8),
 )
+_CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|endoftext\\|>|<\\|im_end\\|>")
 
 # Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\s*(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>', after its leading \s*
@@ -207,11 +209,19 @@ def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, i
         if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
             i, j = r[1], r[2]
         elif target == -1:
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+            if n - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                i, j = (-1, -1) if a is None else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
             memo[1] = (pos, i, j)
         else:
             # Literals starting after the candidate cannot win: look only up to it.
-            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+            if start + 13 - pos < LONG_SPAN:
+                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 13)
+                i, j = (-1, -1) if a is None or a.start() > start else a.span()
+            else:
+                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
             if i >= 0:
                 memo[1] = (pos, i, j)
         if i >= 0 and (
@@ -409,11 +419,19 @@ def _run_to_end(
                 if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
                     i, j = r[1], r[2]
                 elif target == -1:
-                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+                    if n - pos < LONG_SPAN:
+                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+                        i, j = (-1, -1) if a is None else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
                     memo[1] = (pos, i, j)
                 else:
                     # Literals starting after the candidate cannot win: look only up to it.
-                    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+                    if start + 13 - pos < LONG_SPAN:
+                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 13)
+                        i, j = (-1, -1) if a is None or a.start() > start else a.span()
+                    else:
+                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
                     if i >= 0:
                         memo[1] = (pos, i, j)
                 if i >= 0 and (

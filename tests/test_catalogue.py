@@ -298,7 +298,8 @@ def test_one_literal_change_gives_a_small_local_diff(
     assert new in source or repr(new)[1:-1] in source, f"{new!r} is not in the module"
     removed = sum(i2 - i1 for _, i1, i2, _, _ in edits)
     added = sum(j2 - j1 for _, _, _, j1, j2 in edits)
-    assert max(removed, added) <= 12, f"{removed} lines out, {added} in:\n{diff}"
+    # A listed literal sits in its list and in the list's re alternation (NAME_RE).
+    assert max(removed, added) <= 14, f"{removed} lines out, {added} in:\n{diff}"
     allowed_before, allowed_after = _allowed_lines(before, field), _allowed_lines(after, field)
     stray = [
         before[i] for _, i1, i2, _, _ in edits for i in range(i1, i2) if i not in allowed_before

@@ -13,6 +13,7 @@ random templates.
 from __future__ import annotations
 
 import copy
+import re
 from contextlib import nullcontext
 from typing import Any
 
@@ -74,6 +75,28 @@ def test_find_any_is_the_alternation_at_the_end(
             for stop in range(pos, len(buf) + 2):
                 bounded = want if want[0] >= 0 and want[0] < stop else (-1, -1)
                 assert find_any(buf, table, pos, stop) == bounded, (buf, pos, stop)
+
+
+@SETTINGS
+@given(literals=LITERALS, words=TEXT)
+def test_the_re_alternation_of_a_literal_list_is_find_any(
+    literals: list[str], words: list[str]
+) -> None:
+    # What a generated one-shot pass runs over short spans (lowering.eos._any_lines): the
+    # literals longest first as one re alternation; bounded by a candidate at `start`, it
+    # searches up to start + the longest length and keeps a match only if it starts by then.
+    buf = "".join(words)
+    table = _literals(literals)
+    ordered = [x for x, _, _ in table]
+    alternation = re.compile("|".join(re.escape(x) for x in ordered))
+    maxlen = max(map(len, ordered))
+    for pos in range(len(buf) + 1):
+        a = alternation.search(buf, pos)
+        assert ((-1, -1) if a is None else a.span()) == find_any(buf, table, pos, len(buf) + 1)
+        for start in range(pos, len(buf) + 1):
+            a = alternation.search(buf, pos, start + maxlen)
+            got = (-1, -1) if a is None or a.start() > start else a.span()
+            assert got == find_any(buf, table, pos, start + 1), (buf, pos, start)
 
 
 @SETTINGS
@@ -221,6 +244,29 @@ def test_generated_pass_is_the_general_pass(data: st.DataObject, long: bool) -> 
     with long_searches(module, long):
         assert _outcome(lambda: run(False)) == _outcome(lambda: run(True)), text
         assert _outcome(lambda: module.parse_response(text, prefix="")) == _outcome(streamed)
+
+
+@pytest.mark.parametrize("long", [False, True])
+@pytest.mark.parametrize("more", [0, 8])  # find_any or the alternation; over 8: regex's
+def test_a_bounded_search_does_not_remember_a_match_cut_short(long: bool, more: int) -> None:
+    # Outside, '<a' is the candidate at 0 when the close list is searched, bounded at 0 + 6:
+    # 'cdefgh' at 3 does not fit and 'cd' does. Kept in the memo, 'cd' would be taken when the
+    # pass comes back outside at 3 (after 'x' closes the reasoning), instead of 'cdefgh'.
+    template = {
+        "start_anchor": "<A>",
+        "fields": {
+            "think": {"open": "<a", "close": "x"},
+            "content": {"close": ["cdefgh", "cd"] + [f"q{i}" for i in range(more)]},
+            "rest": {"open": "Z", "close": "</Z>"},
+        },
+    }
+    module = load(template)
+    text = "<axcdefghZq"
+    parser = module.ResponseParser("")
+    parser.feed(text)
+    with long_searches(module, long):
+        assert module.parse_response(text, prefix="") == parser.finalize()[0]
+        assert module.parse_response(text, prefix="") == {"rest": "q"}
 
 
 @pytest.mark.parametrize("fields", [1, 65])

@@ -25,6 +25,7 @@ before a match could reach back past it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..model import Delimiter
@@ -57,6 +58,8 @@ class EosSearch:
     # "regex", "regex_list": the expression of the compiled pattern to run (its re twin where
     # it has one that may run on the text: see Namespace.engine); empty: ``const`` itself.
     engine: str = ""
+    # "any": whether its literals also have their alternation compiled by re (NAME_RE).
+    alternation: bool = False
 
     @property
     def bounded(self) -> bool:
@@ -75,12 +78,20 @@ class EosSearch:
 
 def literal_list(ns: Namespace, stem: str, comment: str, literals: tuple[str, ...]) -> str:
     """A constant holding literals for ``find_any``: longest first (stable), with lengths and
-    the index of each one's rarest character."""
+    the index of each one's rarest character; and, when none is empty, ``NAME_RE``: their
+    alternation in that order compiled by ``re``, for short spans of text (see _any_lines)."""
     ordered = sorted(dict.fromkeys(literals), key=len, reverse=True)
     name = ns.const(stem)
     items = ", ".join(f"({ns.literal(x)}, {len(x)}, {rarest_index(x)})" for x in ordered)
     ns.plan.literal_lists.append((name, comment, f"({items},)"))
     ns.imports.add("from rtc.runtime.matching import LONG_SPAN, find_any")
+    if all(ordered) and f"{name}_RE" not in ns.names:
+        ns.names.add(f"{name}_RE")
+        alternation = "|".join(re.escape(x) for x in ordered)
+        # No comment of its own: it belongs to the list's section, under the list's comment.
+        ns.plan.literal_lists.append((f"{name}_RE", "", f"re.compile({ns.literal(alternation)})"))
+        ns.plan.uses_re = True
+        ns.alternations.add(name)
     return name
 
 
@@ -92,7 +103,10 @@ def eos_search(
     if delim.is_literal:
         if len(delim.literals) <= MAX_FIND_LITERALS:
             const = literal_list(ns, f"{stem}_literals", comment, delim.literals)
-            return EosSearch("any", const), None
+            maxlen = max(map(len, delim.literals))
+            search = EosSearch("any", const, list_maxlen=maxlen)
+            search.alternation = const in ns.alternations
+            return search, None
         const = ns.regex_const(stem, comment, delim.pattern)
         return EosSearch("regex_list", const, list_maxlen=max(map(len, delim.literals))), const
     search = _pattern_search(ns, delim.pattern, stem, comment)
@@ -129,7 +143,9 @@ def _pattern_search(ns: Namespace, pattern: str, stem: str, comment: str) -> Eos
     alternatives = literal_alternatives(pattern)
     if alternatives is not None and len(alternatives) <= MAX_FIND_LITERALS:
         const = literal_list(ns, f"{stem}_literals", f"{comment}: its literals", alternatives)
-        return EosSearch("any", const)
+        search = EosSearch("any", const, list_maxlen=max(map(len, alternatives)))
+        search.alternation = const in ns.alternations
+        return search
     const = ns.regex_const(stem, comment, pattern, searched=True, twin=True)
     led = literal_prefix(pattern) is not None
     if led:
@@ -149,7 +165,7 @@ def search_lines(s: EosSearch, slot: int, first: bool) -> list[str]:
                 "    j = SPACES.match(buf, j).end()  # the \\s* after the literal",
             ]
     elif s.kind == "any":
-        lines = _any_lines(s.const, slot, bounded)
+        lines = _any_lines(s, slot, bounded)
     else:
         lines = _regex_lines(s, slot, bounded)
     if s.back_over_ws:
@@ -202,29 +218,47 @@ def _literal_lines(const: str, slot: int, bounded: bool) -> list[str]:
     return long_search + [f"j = i + {const}_LEN"]
 
 
-def _any_lines(const: str, slot: int, bounded: bool) -> list[str]:
+def _any_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
+    # Over a short span the literals' alternation (longest first, as the reference orders it)
+    # is one re search instead of one str.find per literal: literals read alike in every
+    # engine, so its match is find_any's (tests/test_eos_search.py). A search bounded by the
+    # candidate ends where a literal starting at the candidate would end; a match starting
+    # after the candidate (possibly cut short by that end) cannot win and is not kept.
+    const = s.const
+    alternation = s.alternation
     lines = [
         f"r = memo[{slot}]",
         "if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):",
         "    i, j = r[1], r[2]",
     ]
-    if bounded:
-        lines += [
-            "elif target == -1:",
-            f"    i, j = find_any(buf, {const}, pos, n + 1)",
+    whole = [
+        f"    i, j = find_any(buf, {const}, pos, n + 1)",
+        f"    memo[{slot}] = (pos, i, j)",
+    ]
+    if alternation:
+        whole = [
+            "    if n - pos < LONG_SPAN:",
+            f"        a = {const}_RE.search(buf, pos)",
+            "        i, j = (-1, -1) if a is None else a.span()",
+            "    else:",
+            f"        i, j = find_any(buf, {const}, pos, n + 1)",
             f"    memo[{slot}] = (pos, i, j)",
-            "else:",
-            "    # Literals starting after the candidate cannot win: look only up to it.",
-            f"    i, j = find_any(buf, {const}, pos, start + 1)",
-            "    if i >= 0:",
-            f"        memo[{slot}] = (pos, i, j)",
+        ]
+    if not bounded:
+        return lines + ["else:"] + whole
+    lines += ["elif target == -1:"] + whole + ["else:"]
+    lines.append("    # Literals starting after the candidate cannot win: look only up to it.")
+    if alternation:
+        lines += [
+            f"    if start + {s.list_maxlen} - pos < LONG_SPAN:",
+            f"        a = {const}_RE.search(buf, pos, start + {s.list_maxlen})",
+            "        i, j = (-1, -1) if a is None or a.start() > start else a.span()",
+            "    else:",
+            f"        i, j = find_any(buf, {const}, pos, start + 1)",
         ]
     else:
-        lines += [
-            "else:",
-            f"    i, j = find_any(buf, {const}, pos, n + 1)",
-            f"    memo[{slot}] = (pos, i, j)",
-        ]
+        lines.append(f"    i, j = find_any(buf, {const}, pos, start + 1)")
+    lines += ["    if i >= 0:", f"        memo[{slot}] = (pos, i, j)"]
     return lines
 
 
@@ -245,11 +279,13 @@ def _regex_lines(s: EosSearch, slot: int, bounded: bool) -> list[str]:
             "        # The candidate starts here and is longer than any of these literals.",
             "        r = (pos, -1, -1, None)",
             "    else:",
-            "        # Literals starting after the candidate cannot win: search only up to it.",
+            "        # Literals starting after the candidate cannot win: search only up to it. A",
+            "        # match that starts after it may be cut short there: not kept.",
             f"        m = {e}.search(buf, pos, min(n, start + {s.list_maxlen}))",
-            "        r = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)",
-            "        if m is not None:",
-            f"            memo[{slot}] = r",
+            "        if m is None or m.start() > start:",
+            "            r = (pos, -1, -1, None)",
+            "        else:",
+            f"            r = memo[{slot}] = (pos, m.start(), m.end(), m)",
         ]
     elif s.led:
         # Every match begins with the prefix: the leftmost match is the first occurrence of
