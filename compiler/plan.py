@@ -46,6 +46,7 @@ class Watch:
     eos_note: str = ""  # what the search does, for the comment above it
     can_be_empty: bool = True  # it may match the empty string (or it is not known)
     groups_const: str = ""  # captures: its named groups by number (the pattern giving `m`)
+    one_group: bool = False  # captures: the pattern has exactly one group name
 
 
 @dataclass
@@ -161,6 +162,7 @@ class Plan:
     uses_copy: bool = False
     uses_regex: bool = False
     uses_re: bool = False  # an re twin (compiler.re_twin) needs Python's re
+    one_group: bool = False  # one-shot pass: every capturing open has one group name
     loop_warning: str = ""
     whole_pass_exact: bool = True
     memo_size: int = 0

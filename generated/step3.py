@@ -622,9 +622,12 @@ def _run_to_end(
         if target >= 0:
             cur = target
             # The open match's named groups that took part, read by their numbers.
-            captures = (
-                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
-            )
+            if found is None:
+                captures = {}
+            else:
+                ((k, g),) = groups  # its one group name
+                v = found[g]
+                captures = {} if v is None else {k: v}
             opened = True
         else:
             cur = 3

@@ -64,6 +64,7 @@ def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> 
         regex_const=full,
         grows_at_edge=not delim.is_literal or delim.can_extend,
         captures=role == "open" and bool(delim.group_names),
+        one_group=len(set(delim.group_names)) == 1,
         eos=search,
         # Literals never match empty; a pattern whose first characters are known does not.
         can_be_empty=not delim.is_literal and first_fragments(delim.pattern) is None,

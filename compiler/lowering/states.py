@@ -129,6 +129,9 @@ def lower_pass(ns: Namespace, t: Template, table: dict[int, str]) -> None:
     watches = [w for state in plan.states for w in state.watches]
     plan.pass_empty = any(w.can_be_empty for w in watches)
     plan.pass_captures = any(w.captures for w in watches)
+    # Every open that passes captures on has one group name (a "name" group, usually): its
+    # dict is built without a comprehension (a function call in this Python).
+    plan.one_group = all(w.one_group for w in watches if w.captures)
     for w in watches:
         if w.captures:
             # The match comes from the pattern its end-of-stream search runs (the whole
