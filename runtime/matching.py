@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
-
-import regex
-
-# The whitespace run after a literal, as the regex module reads `\s` (a subset of what
-# str.isspace() accepts, so `isspace()` is a cheap test before matching it).
-SPACES = regex.compile(r"\s*")
 
 # The characters the regex module's `\s` matches: Unicode's White_Space property (unchanged
 # since Unicode 6.3). str.isspace() also accepts \x1c-\x1f; tests/test_prefilter.py checks
@@ -19,6 +14,12 @@ SPACE_CHARS = frozenset(
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
+
+# The whitespace run after a literal, as the regex module reads `\s*` (a subset of what
+# str.isspace() accepts, so `isspace()` is a cheap test before matching it): those characters
+# written out for Python's re, whose own \s also takes \x1c-\x1f, and which matches a short
+# run with less set-up than the regex module.
+SPACES = re.compile("[" + "".join(sorted(SPACE_CHARS)) + "]*")
 
 # Above this length the direct method (try each candidate start) could cost O(len(literal)^2)
 # on self-overlapping literals such as "aaaa...b"; a prefix automaton keeps it linear.

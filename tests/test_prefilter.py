@@ -278,8 +278,14 @@ def test_regex_whitespace_is_a_subset_of_isspace() -> None:
     everything = "".join(map(chr, range(0x110000)))
     matched = regex.findall("\\s", everything, flags=regex.DOTALL)
     assert matched and all(c.isspace() for c in matched)
-    # The one-shot pass backs over leading \s* with a set lookup instead of the engine.
+    # The one-shot pass backs over leading \s* with a set lookup instead of the engine, and
+    # takes the \s* after a literal with SPACES (re, those characters written out).
     assert set(matched) == matching.SPACE_CHARS
+    run = "".join(matched)
+    for tail in ("", "x", "\x1c", "\u180e", "\u200b"):
+        got = matching.SPACES.match(run + tail + run)
+        want = regex.compile("\\s*").match(run + tail + run)
+        assert got is not None and want is not None and got.span() == want.span()
 
 
 @SETTINGS
