@@ -15,6 +15,7 @@ flags as the delimiters, so membership (e.g. what ``\\s`` matches) is decided by
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import regex
 
@@ -361,3 +362,30 @@ def dollar_alternative(pattern: str) -> tuple[str, bool] | None:
             if rest and first_fragments(rest) is not None:
                 return rest, is_dollar
     return None
+
+
+def structure(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """``(index, character, depth)`` for every ``(``, ``)`` and ``|`` of ``pattern``'s source
+    that is structure (not escaped, not inside a character set); ``depth`` is the nesting
+    depth before the character."""
+    depth = 0
+    in_set_ = False
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_set_:
+            if c == "]":
+                in_set_ = False
+        elif c == "[":
+            in_set_ = True
+            if pattern.startswith("^", i + 1):
+                i += 1
+            if pattern.startswith("]", i + 1):
+                i += 1
+        elif c in "()|":
+            yield i, c, depth
+            depth += {"(": 1, ")": -1, "|": 0}[c]
+        i += 1

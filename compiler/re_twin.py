@@ -47,6 +47,8 @@ import re
 import warnings
 from dataclasses import dataclass
 
+from .prefilter import structure
+
 # The characters regex reads as \s (Unicode White_Space), as a set's members for re.
 WHITE_SPACE = "\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
 _ANY = "[\\x00-\\U0010ffff]"
@@ -78,32 +80,10 @@ def searches_well(pattern: str) -> bool:
     begins with an optional group (see the module docstring). Speed only: never correctness."""
     if not pattern.startswith("("):
         return True
-    depth = 0
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = _set(pattern, i)[0] if _in_subset(pattern, i) else len(pattern)
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                after = pattern[i + 1 : i + 3]
-                return not (after[:1] in ("?", "*") or after == "{0")
-        i += 1
-    return True
-
-
-def _in_subset(pattern: str, i: int) -> bool:
-    try:
-        _set(pattern, i)
-    except _Outside:
-        return False
+    for index, char, depth in structure(pattern):
+        if char == ")" and depth == 1:  # the end of the leading group
+            after = pattern[index + 1 : index + 3]
+            return not (after[:1] in ("?", "*") or after == "{0")
     return True
 
 

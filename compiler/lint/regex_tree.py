@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from re import _constants as sre  # noqa: N812 -- the names below are the parser's own
 from re import _parser as sre_parse
 from typing import Any
 
 import regex
+
+from ..prefilter import structure
 
 LITERAL = sre.LITERAL
 NOT_LITERAL = sre.NOT_LITERAL
@@ -120,33 +121,6 @@ def char_matches(op: Any, arg: Any, ch: str) -> bool:
     return in_set(arg, ch)
 
 
-def _structure(pattern: str) -> Iterator[tuple[int, str, int]]:
-    """``(index, character, depth)`` for every ``(``, ``)`` and ``|`` of ``pattern``'s source
-    that is structure (not escaped, not inside a character set); ``depth`` is the nesting
-    depth before the character."""
-    depth = 0
-    in_set_ = False
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_set_:
-            if c == "]":
-                in_set_ = False
-        elif c == "[":
-            in_set_ = True
-            if pattern.startswith("^", i + 1):
-                i += 1
-            if pattern.startswith("]", i + 1):
-                i += 1
-        elif c in "()|":
-            yield i, c, depth
-            depth += {"(": 1, ")": -1, "|": 0}[c]
-        i += 1
-
-
 def group_body_span(pattern: str, name: str) -> tuple[int, int] | None:
     """Where the body of the named group ``(?P<name>…)`` is in ``pattern``'s source text,
     so a suggestion can replace exactly that body and keep the rest of the pattern."""
@@ -155,7 +129,7 @@ def group_body_span(pattern: str, name: str) -> tuple[int, int] | None:
         if start < 0:
             continue
         opened_at = None
-        for index, char, depth in _structure(pattern):
+        for index, char, depth in structure(pattern):
             if index == start:
                 opened_at = depth
             elif opened_at is not None and char == ")" and depth == opened_at + 1:
@@ -195,7 +169,7 @@ def children(op: Any, arg: Any) -> list[Any]:
 
 def top_level_alternatives(pattern: str) -> list[str]:
     """The source text of each top-level alternative of ``pattern`` (``a|b(c|d)`` → a, b(c|d))."""
-    cuts = [i for i, char, depth in _structure(pattern) if char == "|" and depth == 0]
+    cuts = [i for i, char, depth in structure(pattern) if char == "|" and depth == 0]
     bounds = [-1, *cuts, len(pattern)]
     return [pattern[a + 1 : b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
