@@ -93,7 +93,7 @@ class Namespace:
         self, stem: str, comment: str, pattern: str, searched: bool = False, twin: bool = False
     ) -> str:
         """A compiled pattern; ``searched``: also what long end-of-stream searches need;
-        ``twin``: also its ASCII twin where it has one (see :meth:`engine`)."""
+        ``twin``: also its re twin where it has one (see :meth:`engine`)."""
         name = self.const(stem)
         const = RegexConst(name, comment, repr(pattern))
         found = None
