@@ -4,12 +4,7 @@ The reference compiles every delimiter and tag pattern with the ``regex`` module
 texts of a one-shot parse, ``re`` runs most patterns about twice as fast (less set-up per call).
 A generated module therefore carries, beside a pattern that it searches at the end of the
 stream or runs as an ``xml-inline`` tag pattern, its **twin** compiled by ``re``, and runs the
-twin wherever it is proved to find what the pattern finds. Two exceptions are for speed alone
-(:func:`searches_well`, measured on the benchmark's catalogue): a pattern that begins with an
-optional group (deepseek_v4's ``(?:\\n\\n)?(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke...``),
-which ``re`` attempts at every candidate character where ``regex`` looks for a literal the
-match requires (three to four times slower over a few hundred characters), and the start
-anchor, searched through whole prompts, where ``regex``'s literal search is faster.
+twin wherever it is proved to find what the pattern finds:
 
 - a **universal twin** (``re.DOTALL``, any text) for a pattern of the subset below without the
   class shorthands ``\\d \\D \\w \\W``: ``\\s`` and ``\\S`` are written out as the set of
@@ -20,6 +15,13 @@ anchor, searched through whole prompts, where ``regex``'s literal search is fast
   string: it costs nothing). ``\\d`` and ``\\w`` depend on the Unicode version each engine
   bundles, and ``re`` and ``regex`` bundle different ones; on ASCII text both read ``\\s`` as
   ``[\\t\\n\\v\\f\\r ]``, ``\\d`` as ``[0-9]`` and ``\\w`` as ``[A-Za-z0-9_]``.
+
+Two kinds of pattern keep ``regex`` for speed alone (measured twin by twin on the benchmark's
+catalogue): one that begins with an optional group (:func:`searches_well`; deepseek_v4's
+``(?:\\n\\n)?(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke...``), which ``re`` attempts at every
+candidate character where ``regex`` looks for a literal the match requires (three to four times
+slower over a few hundred characters), and the start anchor (``lowering.anchor``), searched
+through whole prompts, where ``regex``'s literal search is faster.
 
 Why a twin finds the same matches, with the same groups, where it is used: both engines are
 backtracking matchers with the same semantics for every construct of the subset (literal
@@ -49,7 +51,8 @@ from dataclasses import dataclass
 
 from .prefilter import structure
 
-# The characters regex reads as \s (Unicode White_Space), as a set's members for re.
+# The characters regex reads as \s (Unicode White_Space), as a set's members for re: the set
+# rtc.runtime.matching.SPACE_CHARS holds, in ranges (both are checked against regex).
 WHITE_SPACE = "\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
 _ANY = "[\\x00-\\U0010ffff]"
 _UNICODE_DEPENDENT = frozenset("dDwW")
