@@ -76,23 +76,25 @@ class EosSearch:
         return 3 if self.led else 2
 
 
-def literal_list(ns: Namespace, stem: str, comment: str, literals: tuple[str, ...]) -> str:
-    """A constant holding literals for ``find_any``: longest first (stable), with lengths and
-    the index of each one's rarest character; and, when none is empty, ``NAME_RE``: their
-    alternation in that order compiled by ``re``, for short spans of text (see _any_lines)."""
+def literal_list(ns: Namespace, stem: str, comment: str, literals: tuple[str, ...]) -> EosSearch:
+    """The "any" search of ``literals``: a constant holding them for ``find_any``, longest
+    first (stable), with lengths and the index of each one's rarest character; and, when none
+    is empty, ``NAME_RE``: their alternation in that order compiled by ``re``, for short spans
+    of text (see _any_lines)."""
     ordered = sorted(dict.fromkeys(literals), key=len, reverse=True)
     name = ns.const(stem)
     items = ", ".join(f"({ns.literal(x)}, {len(x)}, {rarest_index(x)})" for x in ordered)
     ns.plan.literal_lists.append((name, comment, f"({items},)"))
     ns.imports.add("from rtc.runtime.matching import LONG_SPAN, find_any")
-    if all(ordered) and f"{name}_RE" not in ns.names:
+    alternation_made = all(ordered) and f"{name}_RE" not in ns.names
+    if alternation_made:
         ns.names.add(f"{name}_RE")
         alternation = "|".join(re.escape(x) for x in ordered)
         # No comment of its own: it belongs to the list's section, under the list's comment.
         ns.plan.literal_lists.append((f"{name}_RE", "", f"re.compile({ns.literal(alternation)})"))
         ns.plan.uses_re = True
-        ns.alternations.add(name)
-    return name
+    maxlen = max(map(len, ordered))
+    return EosSearch("any", name, list_maxlen=maxlen, alternation=alternation_made)
 
 
 def eos_search(
@@ -102,11 +104,7 @@ def eos_search(
     of its whole compiled pattern when the search made one (else None)."""
     if delim.is_literal:
         if len(delim.literals) <= MAX_FIND_LITERALS:
-            const = literal_list(ns, f"{stem}_literals", comment, delim.literals)
-            maxlen = max(map(len, delim.literals))
-            search = EosSearch("any", const, list_maxlen=maxlen)
-            search.alternation = const in ns.alternations
-            return search, None
+            return literal_list(ns, f"{stem}_literals", comment, delim.literals), None
         const = ns.regex_const(stem, comment, delim.pattern)
         return EosSearch("regex_list", const, list_maxlen=max(map(len, delim.literals))), const
     search = _pattern_search(ns, delim.pattern, stem, comment)
@@ -142,10 +140,7 @@ def _pattern_search(ns: Namespace, pattern: str, stem: str, comment: str) -> Eos
         return EosSearch("literal", const)
     alternatives = literal_alternatives(pattern)
     if alternatives is not None and len(alternatives) <= MAX_FIND_LITERALS:
-        const = literal_list(ns, f"{stem}_literals", f"{comment}: its literals", alternatives)
-        search = EosSearch("any", const, list_maxlen=max(map(len, alternatives)))
-        search.alternation = const in ns.alternations
-        return search
+        return literal_list(ns, f"{stem}_literals", f"{comment}: its literals", alternatives)
     const = ns.regex_const(stem, comment, pattern, searched=True, twin=True)
     led = literal_prefix(pattern) is not None
     if led:

@@ -58,8 +58,6 @@ class Namespace:
         self.plan = plan
         self.names: set[str] = set()
         self.imports: set[str] = set()
-        # Literal lists that also have their alternation compiled by re (lowering.eos).
-        self.alternations: set[str] = set()
         # Patterns with an re twin (compiler.re_twin): whether it runs on ASCII text only.
         self.twins: dict[str, bool] = {}
 
