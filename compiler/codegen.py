@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import types
@@ -13,7 +14,8 @@ import jinja2
 
 from rtc.runtime import API_VERSION
 
-from .plan import Plan, lower, template_sha256
+from .lowering import lower
+from .plan import Plan, template_sha256
 from .sources import read_json_file
 from .validate import validate
 from .version import __version__
@@ -37,6 +39,15 @@ def _pytuple(items: Any) -> str:
 
 
 _ENV.filters["pytuple"] = _pytuple
+_ENV.filters["prepend"] = lambda text, head: f"{head}{text}"
+
+
+def _fast_core(chars: str) -> str:
+    """``Fast.core``: one character as a str (an ``in`` test), more as a frozenset."""
+    return repr(chars) if len(chars) == 1 else f"frozenset({chars!r})"
+
+
+_ENV.filters["fast_core"] = _fast_core
 _BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
 FORMATTER_OFF = "# fmt: off\n"
 """The header line after which black and ``ruff format`` leave a generated module alone.
@@ -61,9 +72,14 @@ def build_plan(template: dict[str, Any] | str | Path) -> Plan:
 
 
 def render(plan: Plan) -> str:
-    return _ENV.get_template("module.py.j2").render(
+    source = _ENV.get_template("module.py.j2").render(
         plan=plan, version=__version__, api_version=API_VERSION
     )
+    # A macro with nothing to say for a delimiter leaves a line of indentation only.
+    return _BLANK_INDENT.sub("", source)
+
+
+_BLANK_INDENT = re.compile(r"^[ \t]+\n", re.MULTILINE)
 
 
 def compile_template(template: dict[str, Any] | str | Path, *, format_code: bool = True) -> str:

@@ -1,187 +1,361 @@
-"""The plan: what the code templates render, and the entry point that builds it.
+"""The plan: what the code templates render, as typed data.
 
-Everything the reference decides again on every ``feed()`` is decided once by ``lower()``:
-which delimiters each parser state watches and in which tie-break order, how each delimiter is
-matched (``str.find`` for a single literal, the ``regex`` module for literal lists and
-patterns), how much consumed text the patterns can still observe, how each field turns its
-body into a value and how it stores it. The dataclasses below hold those decisions as source
-text and flags; the code templates only lay these attributes out. The decisions themselves are
-made in ``rtc.compiler.lowering``, one module per concern.
+Everything the reference decides again on every ``feed()`` is decided once by the lowering
+(``rtc.compiler.lowering``): which delimiters each parser state watches and in which tie-break
+order, how each delimiter is searched in partial mode and at the end of the stream, what lets a
+chunk pass straight through, how each field turns its body into a value and stores it. The
+dataclasses below hold those decisions; the code templates only lay them out. Nothing here is
+Python source except names of module constants and ``repr``s of template data (``Literal``).
+
+This module is a leaf: it imports nothing of the compiler.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Template
-
 
 def template_sha256(template: dict[str, Any]) -> str:
+    """sha256 of the template's canonical JSON (key order kept: it is observable)."""
     canonical = json.dumps(template, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-@dataclass
+CLOSE = -2
+"""``Watch.target`` of a close: it closes the current region instead of opening a field."""
+
+
+class Store(enum.IntEnum):
+    """How a field stores each value (``rtc.runtime.loop.STORE_*``)."""
+
+    SET = 0
+    APPEND = 1  # repeats
+    JOIN = 2  # repeats with a join separator
+
+
+class Shape(enum.Enum):
+    """How a delimiter is found; each has its argument in ``lowering.delimiters``."""
+
+    LITERAL = "literal"  # one literal: str.find; a complete match is final at once
+    LITERAL_PATTERN = "literal pattern"  # a pattern that is one literal: at the edge it waits
+    LITERAL_SPACES = "literal, then spaces"  # L\s*
+    LITERALS = "literals"  # a list of literals (or an alternation of them): str.find of each
+    REGEX_LITERALS = "many literals"  # a long list: one regex search
+    LOOKAHEAD = "look-ahead"  # (?=[\s\S]*?L): str.find of L
+    REGEX = "regex"  # the regex module (and its re twin at the end of the stream)
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A module constant holding a literal: ``NAME = 'text'``, ``NAME_LEN`` and ``NAME_RARE``
+    (the index of its rarest character, where long searches look first)."""
+
+    name: str
+    comment: str
+    source: str  # repr of the literal
+    length: int
+    rare: int
+    rare_char: str  # the rarest character, for the comment
+    text: str = ""  # the literal itself
+
+
+@dataclass(frozen=True)
+class LiteralList:
+    """A constant holding literals for ``find_any``: ``((literal, length, rare), ...)``,
+    longest first; with ``alternation``, also ``NAME_RE``, their alternation compiled by re."""
+
+    name: str
+    comment: str
+    items: tuple[tuple[str, int, int], ...]  # (repr, length, rare)
+    alternation: str  # repr of the alternation's source, or "" for none
+    maxlen: int
+    texts: tuple[str, ...] = ()  # the literals themselves, longest first
+
+
+@dataclass(frozen=True)
+class Twin:
+    """An ``re`` twin of a pattern (``compiler.re_twin``)."""
+
+    source: str  # repr
+    ascii_only: bool  # compiled with re.ASCII; runs only where the text is ASCII
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A compiled pattern constant (the regex module, DOTALL), with what long searches and
+    end-of-stream searches use of it."""
+
+    name: str
+    comment: str
+    source: str  # repr of the pattern
+    twin: Twin | None = None
+    prefix: Literal | None = None  # literal text every match begins with (NAME_PREFIX)
+
+
+@dataclass(frozen=True)
 class Watch:
-    """One delimiter watched in one state, in tie-break order."""
+    """One delimiter watched in one state, with how it is searched in both modes."""
 
     comment: str
-    # "literal" (single literal, str.find), "literals" (a literal list, str.find of each),
-    # "lookahead" (see prefilter) or "regex"
-    kind: str
-    target: int  # field index to open, or -2 for the close of the current region
-    literal: str = ""  # name of the constant holding the literal, for kind == "literal"
-    length: str = ""  # name of the constant holding its length
-    regex_const: str = ""  # the compiled pattern, searched in partial mode (kind == "regex")
-    literals_const: str = ""  # the literal list (kind == "literals"; see matching.find_any)
-    grows_at_edge: bool = True  # a complete match ending at the buffer end stays pending
+    shape: Shape
+    target: int  # field index to open, or CLOSE
+    rank: int  # tie-break among equal spans: opens before closes, then field name
+    memo: int  # slot of its end-of-stream result
+    literal: Literal | None = None  # LITERAL, LITERAL_PATTERN, LITERAL_SPACES, LOOKAHEAD
+    literals: LiteralList | None = None  # LITERALS
+    pattern: Pattern | None = None  # REGEX, REGEX_LITERALS: what is searched
+    # The whole delimiter's pattern, searched in partial mode when no shape applies there.
+    streamed: Pattern | None = None
+    maxlen: int = 0  # REGEX_LITERALS: the longest literal
+    grows: bool = True  # a complete match ending at the buffer's end stays pending
+    back_over_ws: bool = False  # \s*REST: REST's match extended back over whitespace
+    end: str = ""  # R|$ ("$") or R|\Z ("Z"): R's match, or the empty match at the end
     captures: bool = False  # pass the match on: the open pattern has named groups
-    rank: int = 0  # tie-break among equal spans: opens before closes, then field name
-    memo: int = 0  # slot of this watch in the end-of-stream memo
-    eos: Any = None  # how it is found at the end of the stream (lowering.eos.EosSearch)
-    eos_lines: list[str] = field(default_factory=list)  # that search's code (sets i, j, m)
-    eos_note: str = ""  # what the search does, for the comment above it
     can_be_empty: bool = True  # it may match the empty string (or it is not known)
-    groups_const: str = ""  # captures: its named groups by number (the pattern giving `m`)
-    one_group: bool = False  # captures: the pattern has exactly one group name
+    how: str = ""  # how it is found at the end of the stream, for the comment
+
+    @property
+    def bounded(self) -> bool:
+        """Whether an end-of-stream search may stop at the candidate found so far (a match
+        cannot reach back before its own start, nor an end alternative lie past it)."""
+        return not self.back_over_ws and not self.end
 
 
-@dataclass
+@dataclass(frozen=True)
+class Fast:
+    """What lets ``feed()`` pass a chunk straight through in one state (``runtime.engine.Fast``):
+    every match of a watched delimiter contains one of ``core``; before it, only ``lead``."""
+
+    core: str  # the characters (sorted, no repeats); "" when nothing is watched
+    lead: str  # "" or a constant's name holding the lead characters (e.g. SPACES_STR)
+    star: bool
+    dollar: bool
+    why: str  # for the comment
+
+
+@dataclass(frozen=True)
+class Combined:
+    """One ``re`` search for every delimiter of a state at the end of the stream, over short
+    spans of text (see lowering.states): ``NAME`` the alternation (one group per delimiter),
+    ``NAME_TARGETS`` the target of each group by number."""
+
+    name: str
+    source: str  # repr of the alternation
+    targets: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class State:
-    function: str
+    """A parser state: the implicit region or null sink ("outside"), or inside a field."""
+
+    suffix: str  # the functions are _scan_<suffix> and _eos_<suffix>
     doc: str
-    watches: list[Watch]
-    # Characters and classes that can begin a watched delimiter (None: unknown): a chunk
-    # without any of them cannot touch a delimiter.
-    first_chars: tuple[str, list[str]] | None = None
-    # Every watched delimiter needs at least one character: nothing can match at the end.
-    empty_at_end: bool = False
-    # Its end-of-stream searches test whether the rest of the text is long (long_text).
-    eos_long: bool = False
+    watches: tuple[Watch, ...]
+    fast: Fast | None
+    empty_at_end: bool  # every watched delimiter needs at least one more character
+    long_text: bool  # its end-of-stream searches test whether the rest of the text is long
+    combined: Combined | None = None
 
 
-@dataclass
-class FastPath:
-    """The straight-through case of ``feed()`` for one region (``cur``)."""
+class ContentKind(enum.Enum):
+    """How a content parser is written in the module."""
 
-    cur: int
-    comment: str
-    test: str  # expression over ``text``: true when the chunk cannot touch a delimiter
-    name_literal: str
-    dirty: bool
-    lazy_open: bool  # the implicit field opens on its first text; explicit ones are open
-    # The same test as data for the OpenAI delta layer: a character, or the name of the
-    # frozenset or pattern constant (see rtc.runtime.openai).
-    probe: str = ""
+    TEXT = "text"  # body.strip() or body
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+    JSON = "json"  # json_value
+    JSON_OR_TEXT = "json or text"  # json_or_text
+    JSON_WITH = "json dialect"  # json_with
+    TAGS = "tags"  # an xml-inline loop written out in the module (_tags_<field>)
+    XML_INLINE = "xml-inline"  # xml_inline_with
+    KV_LINES = "kv-lines"  # kv_lines_with
+    GENERAL = "general"  # the runtime's parser with content_args as data
 
 
-@dataclass
-class LiteralConst:
+@dataclass(frozen=True)
+class Content:
+    """A content parser, specialised to its ``content_args`` where they are plain data."""
+
+    kind: ContentKind
+    strip: bool = True  # TEXT, INT, FLOAT, BOOL; KV_LINES; JSON_OR_TEXT
+    const: str = ""  # string delims (JSON_WITH), tag pattern, args (GENERAL)
+    twin: str = ""  # the tag pattern's re twin constant
+    twin_ascii: bool = False
+    unquoted: bool = False  # JSON_WITH
+    non_json: int = 0  # JSON_WITH: 0, 1 (text, stripped), 2 (text as it is)
+    function: str = ""  # TAGS: the function; GENERAL: the runtime parser
+    merge: bool = False  # XML_INLINE
+    value: str = "None"  # XML_INLINE, KV_LINES: the value parser function, or None
+    line_sep: str = ""  # KV_LINES, repr
+    kv_sep: str = ""
+
+
+@dataclass(frozen=True)
+class ContentPattern:
+    """A pattern a content parser uses, compiled once: a tag pattern (``source``, the regex
+    module), its ``re`` twin, or ``string_delims`` (``pairs``: each opener and closer, as the
+    reference turns them into ``opener(.*?)closer``)."""
+
     name: str
     comment: str
-    literal: str  # repr
-    rare: int  # index of its rarest character, where long searches look first
-    rare_comment: str
+    source: str = ""  # repr of the pattern
+    twin: Twin | None = None
+    pairs: tuple[tuple[str, str], ...] = ()  # string_delims: reprs of opener and closer
 
 
-@dataclass
-class RegexConst:
+@dataclass(frozen=True)
+class TagsFunction:
+    """An xml-inline parser without merging, its loop written out: groups read by number."""
+
     name: str
     comment: str
-    pattern: str  # repr
-    # Literal text every match begins with (repr), and the index of its rarest character:
-    # long end-of-stream searches jump between occurrences of it (see matching).
-    prefix: str = ""
-    rare: int = 0
-    rare_comment: str = ""
-    # Its re twin ``NAME_RE`` (see compiler.re_twin): source (repr), flags and where it runs;
-    # no source: none.
-    twin_source: str = ""
-    twin_flags: str = ""
-    twin_comment: str = ""
+    pattern: str  # constant of the tag pattern
+    twin: str  # its re twin constant, or ""
+    twin_ascii: bool
+    key_group: int
+    value_group: int
+    value: Content | None  # applied to each raw value; None: the raw text
 
 
-@dataclass
+@dataclass(frozen=True)
+class ValueFunction:
+    """A value parser of xml-inline / kv-lines, as a function of ``raw``."""
+
+    name: str
+    comment: str
+    content: Content
+
+
+class NodeKind(enum.Enum):
+    DICT = "dict"
+    LIST = "list"
+    DATA = "data"  # a JSON value written as it is
+    PLACEHOLDER = "placeholder"
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node of a transform, rendered as the expression building it."""
+
+    kind: NodeKind
+    items: tuple[tuple[str, Node], ...] = ()  # DICT: (repr of key, value); LIST: ("", item)
+    source: str = ""  # DATA: its expression (py_literal)
+    root: str = ""  # PLACEHOLDER: repr of its root name
+    path: str = ""  # PLACEHOLDER: repr of the dotted path, when it has keys after the root
+    keys: str = ""  # PLACEHOLDER: repr of the tuple of those keys
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A transform written inline (``node``), or applied by the runtime (``const``)."""
+
+    node: Node | None
+    each: bool  # transform_each
+    const: str = ""  # the transform as data, for the runtime's apply
+
+
+@dataclass(frozen=True)
 class FieldPlan:
     index: int
-    name_literal: str
+    name: str  # repr
     comment: str
-    function: str
-    value_lines: list[str]
+    function: str  # _finish_<name>
+    content: Content
+    transform: Transform | None
     dirty: bool
-    store: int
-    join_literal: str
-    coercible: bool = True  # its value can be a list or dict, which tool typing revisits
+    store: Store
+    join: str  # repr
+
+
+@dataclass(frozen=True)
+class CallPlanSpec:
+    """A tool-call field's ``CallPlan`` for the delta layer (see lowering.serving)."""
+
+    why: tuple[str, ...]  # comment lines
+    announce: bool = False
+    name: str = ""  # repr, or ""
+    name_group: str = ""  # repr, or ""
+    params: str = ""  # constant of the parameters' tag pattern, or ""
+    param_end: str = ""  # repr, or ""
+    closes: bool = False  # the field has a close delimiter
+
+
+@dataclass(frozen=True)
+class Serving:
+    """The module's ``DeltaStream`` attributes."""
+
+    roles: tuple[str, ...]  # reprs, by field
+    strip: tuple[bool, ...]
+    calls: tuple[CallPlanSpec | None, ...]
+    patterns: tuple[Pattern, ...]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """How the start anchor is found in the prefix (see rtc.runtime.oneshot.truncate)."""
+
+    comment: str
+    literals: str = ""  # repr of the tuple of never-overlapping literals
+    literal: str = ""  # repr of one literal
+    pattern: Pattern | None = None
+
+
+@dataclass(frozen=True)
+class Constant:
+    """Template data used at run time, referenced by name."""
+
+    name: str
+    comment: str
+    source: str
 
 
 @dataclass
-class ServingPlan:
-    """The attributes of the module's ``DeltaStream``, as source (see lowering.serving)."""
+class Imports:
+    """What the module imports (besides the fixed header)."""
 
-    roles: str = "()"
-    strip: str = "()"
-    # Per field: the lines of a comment and the expression of its CallPlan (or None).
-    calls: list[tuple[list[str], str]] = field(default_factory=list)
-    clear: str = "()"
-    patterns: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, pattern
-    uses_calls: bool = False
+    runtime: dict[str, set[str]] = field(default_factory=dict)  # module -> names
+    json: bool = False
+    copy: bool = False
+    regex: bool = False
+    re: bool = False
+
+    def add(self, module: str, *names: str) -> None:
+        self.runtime.setdefault(module, set()).update(names)
+
+    def lines(self) -> list[str]:
+        return [
+            f"from rtc.runtime.{m} import {', '.join(sorted(self.runtime[m]))}"
+            for m in sorted(self.runtime)
+        ]
 
 
 @dataclass
 class Plan:
     sha256: str
-    template_literal: str
-    regexes: list[RegexConst] = field(default_factory=list)
-    literal_consts: list[LiteralConst] = field(default_factory=list)
-    data_consts: list[tuple[str, str, str]] = field(default_factory=list)  # name, comment, expr
-    # Content parsers precompiled from content_args (lowering.content): constants (name,
-    # comment, expr) and value-parser functions (name, comment, expression over ``raw``).
-    content_consts: list[tuple[str, str, str]] = field(default_factory=list)
-    value_functions: list[tuple[str, str, str]] = field(default_factory=list)
-    # xml-inline parsers written out: name, comment, body lines (see lowering.content).
-    tag_functions: list[tuple[str, str, list[str]]] = field(default_factory=list)
-    fields: list[FieldPlan] = field(default_factory=list)
-    states: list[State] = field(default_factory=list)
-    scanner_table: list[str] = field(default_factory=list)
-    implicit: int = -1
-    context: str = "0"
-    context_note: str = ""
-    required: str = "()"
-    default_keys: str = "frozenset()"
-    new_output_expr: str = "{}"
-    anchor_literal: str = ""
-    anchor_length: int = 0
-    anchor_regex: str = ""
-    anchor_rfind: str = ""  # literals that can never overlap: the last one found is the last match
-    anchor_comment: str = ""
-    runtime_imports: list[str] = field(default_factory=list)
-    uses_json: bool = False
-    uses_copy: bool = False
-    uses_regex: bool = False
-    uses_re: bool = False  # an re twin (compiler.re_twin) needs Python's re
-    one_group: bool = False  # one-shot pass: every capturing open has one group name
-    loop_warning: str = ""
-    whole_pass_exact: bool = True
-    memo_size: int = 0
-    fast_paths: list[FastPath] = field(default_factory=list)
-    fast_consts: list[tuple[str, str]] = field(default_factory=list)  # (name, frozenset expr)
-    # Literal lists for matching.find_any: (name, comment, tuple expr), see lowering.eos.
-    literal_lists: list[tuple[str, str, str]] = field(default_factory=list)
-    # The one-shot pass (_run_to_end): each state with the test of ``cur`` that selects it.
-    pass_states: list[tuple[str, State]] = field(default_factory=list)
-    pass_empty: bool = True  # some delimiter may match the empty string (stall checks needed)
-    group_tables: list[tuple[str, str]] = field(default_factory=list)  # (name, pattern const)
-    pass_captures: bool = True  # some open pattern passes captures on
-    engine_imports: list[str] = field(default_factory=lambda: ["CompiledParser"])
-    serving: ServingPlan = field(default_factory=ServingPlan)  # the module's DeltaStream
-
-
-def lower(template: Template) -> Plan:
-    """The plan of a validated template (see ``rtc.compiler.lowering``)."""
-    # Imported here: the lowering modules build the dataclasses above.
-    from .lowering import lower_template
-
-    return lower_template(template)
+    template: str  # the source template, as a literal
+    imports: Imports
+    literals: list[Literal]
+    literal_lists: list[LiteralList]
+    patterns: list[Pattern]
+    constants: list[Constant]  # template data (content_args, transforms, defaults)
+    content_patterns: list[ContentPattern]
+    value_functions: list[ValueFunction]
+    tags_functions: list[TagsFunction]
+    fields: list[FieldPlan]
+    states: list[State]
+    regions: list[State]  # the state of each region, by field index + 1 (0: outside)
+    implicit: int
+    context: int | None
+    context_note: str
+    whole_pass_exact: bool
+    memo_size: int
+    may_stall: bool  # some delimiter may match the empty string
+    required: tuple[str, ...]  # reprs
+    defaults: str  # expression of the defaults dict
+    anchor: Anchor
+    serving: Serving

@@ -12,25 +12,22 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_with, missing_key
+from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
     LONG_SPAN,
     SPACE_CHARS,
+    SPACE_STR,
     find_any,
     find_literal,
     literal_tail,
     tail_any,
 )
-from rtc.runtime.tools import coerce_tool_calls, read_tools
-from rtc.runtime.engine import CompiledParser, parse_once, message, prefix_state, store_value
-from rtc.runtime.batch import parse_batch as _parse_batch
-from rtc.runtime.oneshot import parse_response as _parse_response
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -81,23 +78,21 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find; over long text, by their rarest character first.
+# ---- Delimiters: literals found with str.find (long text: by their rarest character first),
+# literal lists (literal, length, rarest character; longest first, the reference's order) and
+# patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # open 'after_tool_calls': literal '</\uff5cDSML\uff5cfunction_calls>'
 _OPEN_AFTER_TOOL_CALLS = "</｜DSML｜function_calls>"
-_OPEN_AFTER_TOOL_CALLS_LEN = len(_OPEN_AFTER_TOOL_CALLS)
+_OPEN_AFTER_TOOL_CALLS_LEN = 23
 _OPEN_AFTER_TOOL_CALLS_RARE = 7  # '\uff5c'
 # open 'reasoning_content': literal '<think>'
 _OPEN_REASONING_CONTENT = "<think>"
-_OPEN_REASONING_CONTENT_LEN = len(_OPEN_REASONING_CONTENT)
+_OPEN_REASONING_CONTENT_LEN = 7
 _OPEN_REASONING_CONTENT_RARE = 6  # '>'
 # close 'tool_calls': literal '</\uff5cDSML\uff5cinvoke>'
 _CLOSE_TOOL_CALLS = "</｜DSML｜invoke>"
-_CLOSE_TOOL_CALLS_LEN = len(_CLOSE_TOOL_CALLS)
+_CLOSE_TOOL_CALLS_LEN = 15
 _CLOSE_TOOL_CALLS_RARE = 7  # '\uff5c'
-
-# Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
-# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
 _CLOSE_CONTENT_LITERALS = (
     ("<｜end▁of▁sentence｜>", 19, 17),
@@ -110,23 +105,10 @@ _CLOSE_REASONING_CONTENT_LITERALS = (
     ("</think>", 8, 7),
 )
 _CLOSE_REASONING_CONTENT_LITERALS_RE = re.compile("<｜end▁of▁sentence｜>|</think>")
-
-# Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...', after its leading \s*
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     '(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
 )
-# open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...'
-_OPEN_TOOL_CALLS = regex.compile(
-    '\\s*(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
-)
-
-# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
-# the groups of a match by number instead of building its groupdict()).
-_OPEN_TOOL_CALLS_AFTER_WS_GROUPS = tuple(_OPEN_TOOL_CALLS_AFTER_WS.groupindex.items())
-
-# What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
-_FIRST_SCAN_OUTSIDE = regex.compile("[<]|\\s", regex.DOTALL)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': value_parser: string_delims '>'...'</\uff5cDSML\uff5cpara...'
@@ -186,469 +168,260 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
     return content
 
 
-# ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
-# target = field index to open, -2 = close the current region, -1 = none), chosen like the
-# reference (earliest start, then longest, then open before close and field name: the rank),
-# and where pending delimiter text begins (hold). Single literals are looked at first: once a
-# candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes: each delimiter's leftmost match is
-# found as its comment says, and remembered in `memo` (search position, start, ...) while it
-# is still ahead.
+# ---- Parser states ----
+# Per state, _scan_ searches while streaming (partial mode: a match may still be incomplete) and
+# returns (hold, start, end, target, match); _eos_ searches at the end of the stream and returns
+# (start, end, target, match). The candidate is the best committable delimiter (target = the
+# field index to open, -2 = close the current region, -1 = none), chosen like the reference
+# (earliest start, then longest, then open before close and field name: the rank); hold is where
+# pending delimiter text begins. At the end of the stream the text no longer changes: each
+# result is remembered in `memo` (search position, start, ...) while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
-    if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
     start = end = target = rank = -1
     found = None
-    if eos:
-        long_text = n - pos >= LONG_SPAN
-        # open 'after_tool_calls': literal '</\uff5cDSML\uff5cfunction_calls>': str.find
-        if long_text:
-            # Long text: find by the rarest character, and remember.
-            r = memo[0]
-            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                i = r[1]
-            else:
-                i = find_literal(buf, _OPEN_AFTER_TOOL_CALLS, pos, n, _OPEN_AFTER_TOOL_CALLS_RARE)
-                memo[0] = (pos, i)
-        else:
-            i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
+    # open 'after_tool_calls': literal '</\uff5cDSML\uff5cfunction_calls>'
+    i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
+    if i >= 0:
         j = i + _OPEN_AFTER_TOOL_CALLS_LEN
-        if i >= 0:
-            start, end, target, found, rank = i, j, 2, None, 0
-        # open 'reasoning_content': literal '<think>': str.find
-        if long_text:
-            # Long text: find by the rarest character, and remember.
-            r = memo[1]
-            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                i = r[1]
-            elif target == -1:
-                i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
-                memo[1] = (pos, i)
-            else:
-                stop = start + _OPEN_REASONING_CONTENT_LEN
-                i = (
-                    buf.find(_OPEN_REASONING_CONTENT, pos, stop)
-                    if stop - pos < LONG_SPAN
-                    else find_literal(
-                        buf, _OPEN_REASONING_CONTENT, pos, stop, _OPEN_REASONING_CONTENT_RARE
-                    )
-                )
-                if i >= 0:
-                    memo[1] = (pos, i)
-        elif target == -1:
-            i = buf.find(_OPEN_REASONING_CONTENT, pos)
-        else:
-            i = buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
+        start, end, target, found, rank = i, j, 2, None, 0
+    else:
+        i = literal_tail(buf, pos, _OPEN_AFTER_TOOL_CALLS)
+        if i < hold:
+            hold = i
+    # open 'reasoning_content': literal '<think>'
+    i = (
+        buf.find(_OPEN_REASONING_CONTENT, pos)
+        if target == -1
+        else buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
+    )
+    if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
-        if i >= 0 and (
+        if (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 0, None, 1
-        # close 'content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']: str.find of each literal
-        r = memo[2]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        elif target == -1:
-            if n - pos < LONG_SPAN:
-                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
-            memo[2] = (pos, i, j)
-        else:
-            # Literals starting after the candidate cannot win: look only up to it.
-            if start + 19 - pos < LONG_SPAN:
-                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 19)
-                i, j = (-1, -1) if a is None or a.start() > start else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
-            if i >= 0:
-                memo[2] = (pos, i, j)
-        if i >= 0 and (
+    elif target == -1 or (
+        n - _OPEN_REASONING_CONTENT_LEN < start and buf.find(_OPEN_REASONING_CONTENT, start + 1) < 0
+    ):
+        # Its partial tail can only matter if it starts before the candidate.
+        i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
+        if i < hold:
+            hold = i
+    # close 'content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    if i >= 0:
+        if (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...': the regex module, back over leading whitespace
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
-            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
+    else:
+        i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
+        if i < hold:
+            hold = i
+    # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...'
+    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
         while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
-        if i >= 0 and (
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, m, 2
     else:
-        # open 'after_tool_calls': literal '</\uff5cDSML\uff5cfunction_calls>'
-        i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
-        if i >= 0:
-            start, end, target, found, rank = i, i + _OPEN_AFTER_TOOL_CALLS_LEN, 2, None, 0
-        else:
-            i = literal_tail(buf, pos, _OPEN_AFTER_TOOL_CALLS)
-            if i < hold:
-                hold = i
-        # open 'reasoning_content': literal '<think>'
-        i = (
-            buf.find(_OPEN_REASONING_CONTENT, pos)
-            if target == -1
-            else buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
-        )
-        if i >= 0:
-            if (
-                target == -1
-                or i < start
-                or (
-                    i == start
-                    and (
-                        _OPEN_REASONING_CONTENT_LEN > end - start
-                        or (_OPEN_REASONING_CONTENT_LEN == end - start and 1 < rank)
-                    )
-                )
-            ):
-                start, end, target, found, rank = i, i + _OPEN_REASONING_CONTENT_LEN, 0, None, 1
-        elif target == -1 or (
-            n - _OPEN_REASONING_CONTENT_LEN < start
-            and buf.find(_OPEN_REASONING_CONTENT, start + 1) < 0
-        ):
-            # Its partial tail can only matter if it starts before the candidate.
-            i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
-            if i < hold:
-                hold = i
-        # close 'content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
-        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
-        if i >= 0:
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 3
-        else:
-            i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
-            if i < hold:
-                hold = i
-        # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...'
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, m, 2
+        i = n  # nothing after the whitespace can begin: the whitespace itself may
+        while i > pos and buf[i - 1] in SPACE_CHARS:
+            i -= 1  # back over the whitespace the leading \s* takes
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    n = len(buf)
+    if pos == n:
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    start = end = target = rank = -1
+    found = None
+    long_text = n - pos >= LONG_SPAN
+    # open 'after_tool_calls': literal '</\uff5cDSML\uff5cfunction_calls>': str.find
+    if long_text:
+        # Long text: find by the rarest character, and remember.
+        r = memo[0]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = find_literal(buf, _OPEN_AFTER_TOOL_CALLS, pos, n, _OPEN_AFTER_TOOL_CALLS_RARE)
+            memo[0] = (pos, i)
+    else:
+        i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
+    j = i + _OPEN_AFTER_TOOL_CALLS_LEN
+    if i >= 0:
+        start, end, target, found, rank = i, j, 2, None, 0
+    # open 'reasoning_content': literal '<think>': str.find
+    if long_text:
+        # Long text: find by the rarest character, and remember.
+        r = memo[1]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        elif target == -1:
+            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
+            memo[1] = (pos, i)
+        else:
+            stop = start + _OPEN_REASONING_CONTENT_LEN
+            i = (
+                buf.find(_OPEN_REASONING_CONTENT, pos, stop)
+                if stop - pos < LONG_SPAN
+                else find_literal(
+                    buf, _OPEN_REASONING_CONTENT, pos, stop, _OPEN_REASONING_CONTENT_RARE
+                )
+            )
+            if i >= 0:
+                memo[1] = (pos, i)
+    elif target == -1:
+        i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    else:
+        i = buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
+    j = i + _OPEN_REASONING_CONTENT_LEN
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 0, None, 1
+    # close 'content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']: str.find of each literal
+    r = memo[2]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
+    elif target == -1:
+        if n - pos < LONG_SPAN:
+            a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
+        else:
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+        memo[2] = (pos, i, j)
+    else:
+        # Literals starting after the candidate cannot win: look only up to it.
+        if start + 19 - pos < LONG_SPAN:
+            a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 19)
+            i, j = (-1, -1) if a is None or a.start() > start else a.span()
+        else:
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
+        if i >= 0:
+            memo[2] = (pos, i, j)
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+    ):
+        start, end, target, found, rank = i, j, -2, None, 3
+    # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...': the regex module, back over leading whitespace
+    r = memo[3]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
+        r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    while i > pos and buf[i - 1] in SPACE_CHARS:
+        i -= 1  # back over the whitespace the leading \s* takes
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 1, m, 2
+    return start, end, target, found
 
 
 # Inside 'reasoning_content': only its close is watched.
-def _scan_in_reasoning_content(
-    buf: str, pos: int, eos: bool, memo: Any
-) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'reasoning_content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+    if i >= 0:
+        return n, i, j, -2, None
+    i = tail_any(buf, pos, _CLOSE_REASONING_CONTENT_LITERALS)
+
+    return i, -1, -1, -1, None
+
+
+def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'reasoning_content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']: str.find of each literal
-        r = memo[4]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        else:
-            if n - pos < LONG_SPAN:
-                a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
-            memo[4] = (pos, i, j)
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    # close 'reasoning_content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']: str.find of each literal
+    r = memo[4]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
     else:
-        # close 'reasoning_content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']
-        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
-        if i >= 0:
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        if n - pos < LONG_SPAN:
+            a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
         else:
-            i = tail_any(buf, pos, _CLOSE_REASONING_CONTENT_LITERALS)
-            if i < hold:
-                hold = i
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+            i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
+        memo[4] = (pos, i, j)
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'tool_calls': literal '</\uff5cDSML\uff5cinvoke>'
+    i = buf.find(_CLOSE_TOOL_CALLS, pos)
+    if i >= 0:
+        return n, i, i + _CLOSE_TOOL_CALLS_LEN, -2, None
+    return literal_tail(buf, pos, _CLOSE_TOOL_CALLS), -1, -1, -1, None
+
+
+def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        long_text = n - pos >= LONG_SPAN
-        # close 'tool_calls': literal '</\uff5cDSML\uff5cinvoke>': str.find
-        if long_text:
-            # Long text: find by the rarest character, and remember.
-            r = memo[5]
-            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                i = r[1]
-            else:
-                i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
-                memo[5] = (pos, i)
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    long_text = n - pos >= LONG_SPAN
+    # close 'tool_calls': literal '</\uff5cDSML\uff5cinvoke>': str.find
+    if long_text:
+        # Long text: find by the rarest character, and remember.
+        r = memo[5]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
         else:
-            i = buf.find(_CLOSE_TOOL_CALLS, pos)
-        j = i + _CLOSE_TOOL_CALLS_LEN
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
+            i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+            memo[5] = (pos, i)
     else:
-        # close 'tool_calls': literal '</\uff5cDSML\uff5cinvoke>'
         i = buf.find(_CLOSE_TOOL_CALLS, pos)
-        if i >= 0:
-            start, end, target, found, rank = i, i + _CLOSE_TOOL_CALLS_LEN, -2, None, 0
-        else:
-            i = literal_tail(buf, pos, _CLOSE_TOOL_CALLS)
-            if i < hold:
-                hold = i
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+    j = i + _CLOSE_TOOL_CALLS_LEN
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 # Inside 'after_tool_calls': no close, the region runs to the end.
-def _scan_in_after_tool_calls(
-    buf: str, pos: int, eos: bool, memo: Any
-) -> tuple[int, int, int, int, Any]:
+def _scan_in_after_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     return len(buf), -1, -1, -1, None
 
 
-# ---- One-shot parsing: one pass to the end of the stream ----
-# parse_response() runs this instead of feed() + finalize() (exact for this template: see
-# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
-# region closes straight into the message; no events, and the region state stays in locals.
-def _run_to_end(
-    buf: str,
-    pos: int,
-    cur: int,
-    opened: bool,
-    head: str,
-    captures: dict[str, str],
-    out: dict[str, Any],
-    tools: dict[str, dict[str, Any]],
-) -> None:
-    n = len(buf)
-    memo: list[Any] = [None] * 6
-    while True:
-        start = end = target = rank = -1
-        found = groups = None
-        if cur == 0:
-            # Inside 'reasoning_content': only its close is watched.
-            if pos < n:  # every delimiter here needs at least one more character
-                # close 'reasoning_content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']: str.find of each literal
-                r = memo[4]
-                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                    i, j = r[1], r[2]
-                else:
-                    if n - pos < LONG_SPAN:
-                        a = _CLOSE_REASONING_CONTENT_LITERALS_RE.search(buf, pos)
-                        i, j = (-1, -1) if a is None else a.span()
-                    else:
-                        i, j = find_any(buf, _CLOSE_REASONING_CONTENT_LITERALS, pos, n + 1)
-                    memo[4] = (pos, i, j)
-                if i >= 0:
-                    start, end, target, found, rank = i, j, -2, None, 0
-        elif cur == 1:
-            # Inside 'tool_calls': only its close is watched.
-            if pos < n:  # every delimiter here needs at least one more character
-                long_text = n - pos >= LONG_SPAN
-                # close 'tool_calls': literal '</\uff5cDSML\uff5cinvoke>': str.find
-                if long_text:
-                    # Long text: find by the rarest character, and remember.
-                    r = memo[5]
-                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                        i = r[1]
-                    else:
-                        i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
-                        memo[5] = (pos, i)
-                else:
-                    i = buf.find(_CLOSE_TOOL_CALLS, pos)
-                j = i + _CLOSE_TOOL_CALLS_LEN
-                if i >= 0:
-                    start, end, target, found, rank = i, j, -2, None, 0
-        elif cur == 2:
-            # Inside 'after_tool_calls': no close, the region runs to the end.
-            pass  # nothing is watched: the region runs to the end
-        else:
-            # Outside explicit regions: the implicit field 'content'.
-            if pos < n:  # every delimiter here needs at least one more character
-                long_text = n - pos >= LONG_SPAN
-                # open 'after_tool_calls': literal '</\uff5cDSML\uff5cfunction_calls>': str.find
-                if long_text:
-                    # Long text: find by the rarest character, and remember.
-                    r = memo[0]
-                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                        i = r[1]
-                    else:
-                        i = find_literal(
-                            buf, _OPEN_AFTER_TOOL_CALLS, pos, n, _OPEN_AFTER_TOOL_CALLS_RARE
-                        )
-                        memo[0] = (pos, i)
-                else:
-                    i = buf.find(_OPEN_AFTER_TOOL_CALLS, pos)
-                j = i + _OPEN_AFTER_TOOL_CALLS_LEN
-                if i >= 0:
-                    start, end, target, found, rank = i, j, 2, None, 0
-                # open 'reasoning_content': literal '<think>': str.find
-                if long_text:
-                    # Long text: find by the rarest character, and remember.
-                    r = memo[1]
-                    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                        i = r[1]
-                    elif target == -1:
-                        i = find_literal(
-                            buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE
-                        )
-                        memo[1] = (pos, i)
-                    else:
-                        stop = start + _OPEN_REASONING_CONTENT_LEN
-                        i = (
-                            buf.find(_OPEN_REASONING_CONTENT, pos, stop)
-                            if stop - pos < LONG_SPAN
-                            else find_literal(
-                                buf,
-                                _OPEN_REASONING_CONTENT,
-                                pos,
-                                stop,
-                                _OPEN_REASONING_CONTENT_RARE,
-                            )
-                        )
-                        if i >= 0:
-                            memo[1] = (pos, i)
-                elif target == -1:
-                    i = buf.find(_OPEN_REASONING_CONTENT, pos)
-                else:
-                    i = buf.find(_OPEN_REASONING_CONTENT, pos, start + _OPEN_REASONING_CONTENT_LEN)
-                j = i + _OPEN_REASONING_CONTENT_LEN
-                if i >= 0 and (
-                    target == -1
-                    or i < start
-                    or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-                ):
-                    start, end, target, found, rank = i, j, 0, None, 1
-                # close 'content': literals ['</think>', '<\uff5cend\u2581of\u2581sentence\uff5c>']: str.find of each literal
-                r = memo[2]
-                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                    i, j = r[1], r[2]
-                elif target == -1:
-                    if n - pos < LONG_SPAN:
-                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
-                        i, j = (-1, -1) if a is None else a.span()
-                    else:
-                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
-                    memo[2] = (pos, i, j)
-                else:
-                    # Literals starting after the candidate cannot win: look only up to it.
-                    if start + 19 - pos < LONG_SPAN:
-                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos, start + 19)
-                        i, j = (-1, -1) if a is None or a.start() > start else a.span()
-                    else:
-                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
-                    if i >= 0:
-                        memo[2] = (pos, i, j)
-                if i >= 0 and (
-                    target == -1
-                    or i < start
-                    or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-                ):
-                    start, end, target, found, rank = i, j, -2, None, 3
-                # open 'tool_calls': pattern '\\s*(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<nam...': the regex module, back over leading whitespace
-                r = memo[3]
-                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = _OPEN_TOOL_CALLS_AFTER_WS.search(buf, pos)
-                    r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                i, j, m = r[1], r[2], r[3]
-                while i > pos and buf[i - 1] in SPACE_CHARS:
-                    i -= 1  # back over the whitespace the leading \s* takes
-                if i >= 0 and (
-                    target == -1
-                    or i < start
-                    or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-                ):
-                    start, end, target, found, rank = i, j, 1, m, 2
-                    groups = _OPEN_TOOL_CALLS_AFTER_WS_GROUPS
-        # (No delimiter here can match the empty string: every commit consumes text.)
-        stop = n if target == -1 else start
-        if stop > pos:
-            body = head + buf[pos:stop] if head else buf[pos:stop]
-            opened = True
-        else:
-            body = head
-        if opened:
-            # Close the current region: its value, typed by the tools, into the message.
-            if cur == 0:
-                value = _finish_reasoning_content(body, captures)
-                out["reasoning_content"] = value
-            elif cur == 1:
-                value = _finish_tool_calls(body, captures)
-                if tools and isinstance(value, (list, dict)):
-                    value = coerce_tool_calls(value, tools)
-                out.setdefault("tool_calls", []).append(value)
-            elif cur == 2:
-                value = _finish_after_tool_calls(body, captures)
-                if tools and isinstance(value, (list, dict)):
-                    value = coerce_tool_calls(value, tools)
-                out["after_tool_calls"] = value
-            else:
-                value = _finish_content(body, captures)
-                store_value(out, "content", 2, "", value)
-        if target == -1:
-            return
-        pos = end
-        head = ""
-        if target >= 0:
-            cur = target
-            # The open match's named groups that took part, read by their numbers.
-            if found is None:
-                captures = {}
-            else:
-                ((k, g),) = groups  # its one group name
-                v = found[g]
-                captures = {} if v is None else {k: v}
-            opened = True
-        else:
-            cur = 3
-            captures = {}
-            opened = False
+def _eos_in_after_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    return -1, -1, -1, None
 
 
 class ResponseParser(CompiledParser):
@@ -668,131 +441,50 @@ class ResponseParser(CompiledParser):
     _store = (0, 1, 0, 2)
     _joins = (None, None, None, "")
     _required = ()
-    _default_keys = frozenset(["role"])
+    _defaults = {"role": "assistant"}
     _implicit = 3
-    # Indexed by current field + 1 (0: the null sink).
-    _scanners = (
+    # Per region: the current field + 1 (0: outside explicit regions, the null sink).
+    _scan = (
         _scan_outside,
         _scan_in_reasoning_content,
         _scan_in_tool_calls,
         _scan_in_after_tool_calls,
         _scan_outside,
     )
+    _eos = (
+        _eos_outside,
+        _eos_in_reasoning_content,
+        _eos_in_tool_calls,
+        _eos_in_after_tool_calls,
+        _eos_outside,
+    )
+    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    _fasts = (
+        # outside: a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
+        Fast("<", SPACE_STR, True, False),
+        # in_reasoning_content: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False),
+        # in_tool_calls: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False),
+        # in_after_tool_calls: nothing is watched
+        Fast(frozenset(""), "", False, False),
+        # outside: a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
+        Fast("<", SPACE_STR, True, False),
+    )
+    _memo_size = 6
+    # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
+    _may_stall = False
     # no pattern looks before the search position: consumed text is never needed
     _context = 0
-    _memo_size = 6
-    # parse_response() may run one end-of-stream pass instead of feed() + finalize()
+    # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
-    _run_to_end = staticmethod(_run_to_end)
-
-    def feed(self, text: str) -> list[dict[str, Any]]:
-        """Consume the next piece of generated text; return the events it completes."""
-        # Fast path: nothing is held back and the chunk cannot touch a delimiter watched in
-        # the current region, so all of it goes to that region as one chunk.
-        if not self._buf and text.__class__ is str and text:
-            cur = self._cur
-            if cur == 0:
-                # 'reasoning_content': no '<' in the chunk
-                if "<" not in text:
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "reasoning_content",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    return [chunk]
-            elif cur == 1:
-                # 'tool_calls': no '<' in the chunk
-                if "<" not in text:
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "tool_calls",
-                        "text": text,
-                        "dirty": True,
-                    }
-                    return [chunk]
-            elif cur == 2:
-                # 'after_tool_calls': nothing is watched
-                if True:
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "after_tool_calls",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    return [chunk]
-            elif cur == 3:
-                # 'content': nothing matching '[<]|\\s' in the chunk
-                if _FIRST_SCAN_OUTSIDE.search(text) is None:
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "content",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    if self._opened:
-                        return [chunk]
-                    self._opened = True
-                    return [{"type": "region_open", "field": "content"}, chunk]
-        return CompiledParser.feed(self, text)
-
-    @staticmethod
-    def _new_output() -> dict[str, Any]:
-        return {"role": "assistant"}
-
-    # Keep the prefix after the last non-overlapping start anchor: literals ['<\uff5cAssistant\uff5c>', '</function_results>']
-    @staticmethod
-    def _truncate(prefix: str) -> str:
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
-        last = -1
-        # No two occurrences of the anchor literals can overlap, so every occurrence is a
-        # match and the last match is the last occurrence.
-        for literal in ["<｜Assistant｜>", "</function_results>"]:
-            i = prefix.rfind(literal)
-            if i >= 0 and i + len(literal) > last:
-                last = i + len(literal)
-        return prefix if last < 0 else prefix[last:]
+    # The prompt is read after the last match of the start anchor: literals ['<\uff5cAssistant\uff5c>', '</function_results>']
+    # (No two occurrences of these literals can overlap: the last one is the last match.)
+    _anchor = ("<｜Assistant｜>", "</function_results>")
 
 
-def parse_response(
-    text: str | list[str],
-    *,
-    prefix: str | list[str] | None = None,
-    tools: Sequence[Any] | None = None,
-) -> Any:
-    """Parse a complete generation (or a list of them) into a message dict (or a list)."""
-    if text.__class__ is str and prefix.__class__ is str:
-        # The usual call: rtc.runtime.engine.parse_once's steps written out, in its order (the
-        # tools read, the message begun, the prefix cut at its anchor and what follows the
-        # anchor passed in partial mode, then one pass to the end of the stream).
-        read = read_tools(tools)
-        out = {"role": "assistant"}
-        truncated = ResponseParser._truncate(prefix) if prefix else ""
-        if truncated:
-            pos, cur, opened, parts, captures = prefix_state(ResponseParser, truncated, out, read)
-            _run_to_end(truncated + text, pos, cur, opened, "".join(parts), captures, out, read)
-        else:
-            _run_to_end(text, 0, 3, False, "", {}, out, read)
-        return message(ResponseParser, out)
-    if text.__class__ is str:
-        return parse_once(ResponseParser, text, prefix, tools)
-    return _parse_response(ResponseParser, text, prefix, tools)
-
-
-def parse_batch(
-    texts: Sequence[str], *, prefix: str | Sequence[str], tools: Sequence[Any] | None = None
-) -> list[dict[str, Any]]:
-    """Parse each text on its own: one outcome per text, in order, never raising for one text.
-
-    Each outcome is ``{"message": dict, "error": None}`` or ``{"message": None, "error":
-    {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
-    """
-    return _parse_batch(parse_response, texts, prefix, tools)
+parse_response = ResponseParser.parse_response
+parse_batch = ResponseParser.parse_batch
 
 
 # ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
@@ -813,12 +505,10 @@ class DeltaStream(OpenAIDeltaStream):
         None,
         # 'tool_calls': sent whole once closed and checked: its tag_pattern may match without a
         # key.
-        CallPlan(),
+        CallPlan(closes=True),
         None,
         None,
     )
-    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
-    _clear = (None, "<", "<", frozenset(), _FIRST_SCAN_OUTSIDE)
 
 
 # (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.

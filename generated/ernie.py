@@ -12,25 +12,14 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
+from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
-from rtc.runtime.tools import coerce_tool_calls, read_tools
-from rtc.runtime.engine import (
-    CompiledParser,
-    parse_once,
-    message,
-    prefix_state,
-    note_stall,
-    store_value,
-)
-from rtc.runtime.batch import parse_batch as _parse_batch
-from rtc.runtime.oneshot import parse_response as _parse_response
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -69,14 +58,17 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
+# ---- Delimiters: literals found with str.find (long text: by their rarest character first),
+# literal lists (literal, length, rarest character; longest first, the reference's order) and
+# patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # open 'response_start': pattern '<response>\\n?'
 _OPEN_RESPONSE_START = regex.compile("<response>\\n?", regex.DOTALL)
 # Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
 _OPEN_RESPONSE_START_RE = re.compile("<response>\\n?", re.DOTALL)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_RESPONSE_START_PREFIX = "<response>"
-_OPEN_RESPONSE_START_RARE = 9  # '>'
+_OPEN_RESPONSE_START_PREFIX_LEN = 10
+_OPEN_RESPONSE_START_PREFIX_RARE = 9  # '>'
 # open 'thinking': pattern '(?:^|<think>\\s*)'
 _OPEN_THINKING = regex.compile("(?:^|<think>\\s*)", regex.DOTALL)
 # Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
@@ -115,10 +107,6 @@ _CLOSE_TOOL_CALLS_RE = re.compile(
     re.DOTALL,
 )
 
-# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
-# the groups of a match by number instead of building its groupdict()).
-_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
-
 
 # ---- Field values: content parser, then transform ----
 
@@ -147,425 +135,236 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
     return content
 
 
-# ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
-# target = field index to open, -2 = close the current region, -1 = none), chosen like the
-# reference (earliest start, then longest, then open before close and field name: the rank),
-# and where pending delimiter text begins (hold). Single literals are looked at first: once a
-# candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes: each delimiter's leftmost match is
-# found as its comment says, and remembered in `memo` (search position, start, ...) while it
-# is still ahead.
+# ---- Parser states ----
+# Per state, _scan_ searches while streaming (partial mode: a match may still be incomplete) and
+# returns (hold, start, end, target, match); _eos_ searches at the end of the stream and returns
+# (start, end, target, match). The candidate is the best committable delimiter (target = the
+# field index to open, -2 = close the current region, -1 = none), chosen like the reference
+# (earliest start, then longest, then open before close and field name: the rank); hold is where
+# pending delimiter text begins. At the end of the stream the text no longer changes: each
+# result is remembered in `memo` (search position, start, ...) while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
-    if eos:
-        # open 'thinking': pattern '(?:^|<think>\\s*)': the regex module (its re twin)
-        r = memo[0]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_THINKING_RE.search(buf, pos)
-            r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0:
+    # open 'thinking': pattern '(?:^|<think>\\s*)'
+    m = _OPEN_THINKING.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        else:
             start, end, target, found, rank = i, j, 0, None, 1
-        # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...': the regex module
-        r = memo[1]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+    # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, 2, m, 2
-        # close 'content': pattern '\\n?</response>\\s*|</s>': the regex module (its re twin)
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_CONTENT_RE.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+    # close 'content': pattern '\\n?</response>\\s*|</s>'
+    m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 3
-        # open 'response_start': pattern '<response>\\n?': the regex module (its re twin) (long text: between its literal prefix)
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            # Only an occurrence by the candidate's start could give a match that wins.
-            stop = n if target == -1 else start + len(_OPEN_RESPONSE_START_PREFIX)
-            i = (
-                buf.find(_OPEN_RESPONSE_START_PREFIX, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(
-                    buf, _OPEN_RESPONSE_START_PREFIX, pos, stop, _OPEN_RESPONSE_START_RARE
-                )
-            )
-            if i < 0:
-                r = (pos, -1, -1, None)
-                if target == -1:
-                    memo[3] = r
-            else:
-                m = _OPEN_RESPONSE_START_RE.match(buf, i)
-                if m is None:
-                    m = search_literal_led(
-                        _OPEN_RESPONSE_START_RE,
-                        buf,
-                        i + 1,
-                        _OPEN_RESPONSE_START_PREFIX,
-                        _OPEN_RESPONSE_START_RARE,
-                    )
-                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+    # open 'response_start': pattern '<response>\\n?'
+    m = _OPEN_RESPONSE_START.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, None, 0
-    else:
-        # open 'thinking': pattern '(?:^|<think>\\s*)'
-        m = _OPEN_THINKING.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 1
-        # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 2, m, 2
-        # close 'content': pattern '\\n?</response>\\s*|</s>'
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 3
-        # open 'response_start': pattern '<response>\\n?'
-        m = _OPEN_RESPONSE_START.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, None, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    n = len(buf)
+    start = end = target = rank = -1
+    found = None
+    # open 'thinking': pattern '(?:^|<think>\\s*)': the regex module (its re twin)
+    r = memo[0]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _OPEN_THINKING_RE.search(buf, pos)
+        r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0:
+        start, end, target, found, rank = i, j, 0, None, 1
+    # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...': the regex module
+    r = memo[1]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _OPEN_TOOL_CALLS.search(buf, pos)
+        r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 2, m, 2
+    # close 'content': pattern '\\n?</response>\\s*|</s>': the regex module (its re twin)
+    r = memo[2]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _CLOSE_CONTENT_RE.search(buf, pos)
+        r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+    ):
+        start, end, target, found, rank = i, j, -2, None, 3
+    # open 'response_start': pattern '<response>\\n?': the regex module (its re twin) (long text: between its literal prefix)
+    r = memo[3]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        # Every match begins with the prefix: the leftmost match is the first occurrence of it
+        # where the pattern matches (see matching.search_literal_led).
+        # Only an occurrence by the candidate's start could give a match that wins.
+        stop = n if target == -1 else start + _OPEN_RESPONSE_START_PREFIX_LEN
+        i = (
+            buf.find(_OPEN_RESPONSE_START_PREFIX, pos, stop)
+            if stop - pos < LONG_SPAN
+            else find_literal(
+                buf, _OPEN_RESPONSE_START_PREFIX, pos, stop, _OPEN_RESPONSE_START_PREFIX_RARE
+            )
+        )
+        if i < 0:
+            r = (pos, -1, -1, None)
+            if target == -1:
+                memo[3] = r
+        else:
+            m = _OPEN_RESPONSE_START_RE.match(buf, i)
+            if m is None:
+                m = search_literal_led(
+                    _OPEN_RESPONSE_START_RE,
+                    buf,
+                    i + 1,
+                    _OPEN_RESPONSE_START_PREFIX,
+                    _OPEN_RESPONSE_START_PREFIX_RARE,
+                )
+            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 1, None, 0
+    if start >= n:
+        # Nothing is pending at the end of the stream: the reference's hold is the end of the
+        # text, and an empty match found there is not taken.
+        target = -1
+    return start, end, target, found
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'thinking': pattern '</think>\\s*|</s>'
+    m = _CLOSE_THINKING.search(buf, pos, partial=True)
+    if m is None:
+        return n, -1, -1, -1, None
+    i, j = m.span()
+
+    if m.partial or j == n:
+        return i, -1, -1, -1, None
+    return n, i, j, -2, None
+
+
+def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'thinking': pattern '</think>\\s*|</s>': the regex module (its re twin)
-        r = memo[4]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_THINKING_RE.search(buf, pos)
-            r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        # close 'thinking': pattern '</think>\\s*|</s>'
-        m = _CLOSE_THINKING.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    # close 'thinking': pattern '</think>\\s*|</s>': the regex module (its re twin)
+    r = memo[4]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _CLOSE_THINKING_RE.search(buf, pos)
+        r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 # Inside 'response_start': only its close is watched.
-def _scan_in_response_start(
-    buf: str, pos: int, eos: bool, memo: Any
-) -> tuple[int, int, int, int, Any]:
+def _scan_in_response_start(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'response_start': pattern '': the regex module (its re twin)
-        r = memo[5]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_RESPONSE_START_RE.search(buf, pos)
-            r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        # close 'response_start': pattern ''
-        m = _CLOSE_RESPONSE_START.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+    # close 'response_start': pattern ''
+    m = _CLOSE_RESPONSE_START.search(buf, pos, partial=True)
+    if m is None:
+        return n, -1, -1, -1, None
+    i, j = m.span()
+
+    if m.partial or j == n:
+        return i, -1, -1, -1, None
+    return n, i, j, -2, None
+
+
+def _eos_in_response_start(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    n = len(buf)
+    # close 'response_start': pattern '': the regex module (its re twin)
+    r = memo[5]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _CLOSE_RESPONSE_START_RE.search(buf, pos)
+        r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i < 0 or i >= n:
+        return -1, -1, -1, None  # (an empty match at the very end is not taken)
+    return i, j, -2, None
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)': the regex module (its re twin)
-        r = memo[6]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
-            r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)'
-        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+    # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)'
+    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is None:
+        return n, -1, -1, -1, None
+    i, j = m.span()
+
+    if m.partial or j == n:
+        return i, -1, -1, -1, None
+    return n, i, j, -2, None
 
 
-# ---- One-shot parsing: one pass to the end of the stream ----
-# parse_response() runs this instead of feed() + finalize() (exact for this template: see
-# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
-# region closes straight into the message; no events, and the region state stays in locals.
-def _run_to_end(
-    buf: str,
-    pos: int,
-    cur: int,
-    opened: bool,
-    head: str,
-    captures: dict[str, str],
-    out: dict[str, Any],
-    tools: dict[str, dict[str, Any]],
-) -> None:
+def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
-    memo: list[Any] = [None] * 7
-    stalled = None
-    while True:
-        start = end = target = rank = -1
-        found = groups = None
-        if cur == 0:
-            # Inside 'thinking': only its close is watched.
-            if pos < n:  # every delimiter here needs at least one more character
-                # close 'thinking': pattern '</think>\\s*|</s>': the regex module (its re twin)
-                r = memo[4]
-                if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                    m = _CLOSE_THINKING_RE.search(buf, pos)
-                    r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-                i, j, m = r[1], r[2], r[3]
-                if i >= 0:
-                    start, end, target, found, rank = i, j, -2, None, 0
-        elif cur == 1:
-            # Inside 'response_start': only its close is watched.
-            # close 'response_start': pattern '': the regex module (its re twin)
-            r = memo[5]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _CLOSE_RESPONSE_START_RE.search(buf, pos)
-                r = memo[5] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0:
-                start, end, target, found, rank = i, j, -2, None, 0
-        elif cur == 2:
-            # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)': the regex module (its re twin)
-            r = memo[6]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
-                r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0:
-                start, end, target, found, rank = i, j, -2, None, 0
-        else:
-            # Outside explicit regions: the implicit field 'content'.
-            # open 'thinking': pattern '(?:^|<think>\\s*)': the regex module (its re twin)
-            r = memo[0]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _OPEN_THINKING_RE.search(buf, pos)
-                r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0:
-                start, end, target, found, rank = i, j, 0, None, 1
-            # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...': the regex module
-            r = memo[1]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _OPEN_TOOL_CALLS.search(buf, pos)
-                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0 and (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 2, m, 2
-                groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '\\n?</response>\\s*|</s>': the regex module (its re twin)
-            r = memo[2]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _CLOSE_CONTENT_RE.search(buf, pos)
-                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0 and (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 3
-            # open 'response_start': pattern '<response>\\n?': the regex module (its re twin) (long text: between its literal prefix)
-            r = memo[3]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                # Only an occurrence by the candidate's start could give a match that wins.
-                stop = n if target == -1 else start + len(_OPEN_RESPONSE_START_PREFIX)
-                i = (
-                    buf.find(_OPEN_RESPONSE_START_PREFIX, pos, stop)
-                    if stop - pos < LONG_SPAN
-                    else find_literal(
-                        buf, _OPEN_RESPONSE_START_PREFIX, pos, stop, _OPEN_RESPONSE_START_RARE
-                    )
-                )
-                if i < 0:
-                    r = (pos, -1, -1, None)
-                    if target == -1:
-                        memo[3] = r
-                else:
-                    m = _OPEN_RESPONSE_START_RE.match(buf, i)
-                    if m is None:
-                        m = search_literal_led(
-                            _OPEN_RESPONSE_START_RE,
-                            buf,
-                            i + 1,
-                            _OPEN_RESPONSE_START_PREFIX,
-                            _OPEN_RESPONSE_START_RARE,
-                        )
-                    r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0 and (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, None, 0
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
-        if stop > pos:
-            body = head + buf[pos:stop] if head else buf[pos:stop]
-            opened = True
-        else:
-            body = head
-        if opened:
-            # Close the current region: its value, typed by the tools, into the message.
-            if cur == 0:
-                value = _finish_thinking(body, captures)
-                out["thinking"] = value
-            elif cur == 1:
-                value = _finish_response_start(body, captures)
-                out["response_start"] = value
-            elif cur == 2:
-                value = _finish_tool_calls(body, captures)
-                if tools and isinstance(value, (list, dict)):
-                    value = coerce_tool_calls(value, tools)
-                out.setdefault("tool_calls", []).append(value)
-            else:
-                value = _finish_content(body, captures)
-                store_value(out, "content", 2, "", value)
-        if target == -1:
-            return
-        had_text = opened
-        pos = end
-        head = ""
-        if target >= 0:
-            cur = target
-            # The open match's named groups that took part, read by their numbers.
-            captures = (
-                {} if found is None else {k: v for k, g in groups if (v := found[g]) is not None}
-            )
-            opened = True
-        else:
-            cur = 3
-            captures = {}
-            opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
+    # close 'tool_calls': pattern '</tool_call>\\s*|(?=</s>)': the regex module (its re twin)
+    r = memo[6]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
+        r = memo[6] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i < 0 or i >= n:
+        return -1, -1, -1, None  # (an empty match at the very end is not taken)
+    return i, j, -2, None
 
 
 class ResponseParser(CompiledParser):
@@ -580,98 +379,46 @@ class ResponseParser(CompiledParser):
     _store = (0, 0, 1, 2)
     _joins = (None, None, None, "")
     _required = ()
-    _default_keys = frozenset(["role"])
+    _defaults = {"role": "assistant"}
     _implicit = 3
-    # Indexed by current field + 1 (0: the null sink).
-    _scanners = (
+    # Per region: the current field + 1 (0: outside explicit regions, the null sink).
+    _scan = (
         _scan_outside,
         _scan_in_thinking,
         _scan_in_response_start,
         _scan_in_tool_calls,
         _scan_outside,
     )
+    _eos = (
+        _eos_outside,
+        _eos_in_thinking,
+        _eos_in_response_start,
+        _eos_in_tool_calls,
+        _eos_outside,
+    )
+    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    _fasts = (
+        None,  # outside: some delimiter has no known characters
+        # in_thinking: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False),
+        None,  # in_response_start: some delimiter has no known characters
+        None,  # in_tool_calls: some delimiter has no known characters
+        None,  # outside: some delimiter has no known characters
+    )
+    _memo_size = 7
+    # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
+    _may_stall = True
     # patterns see at most 1 characters of consumed text (enough for \b, \B, (?m)^ and the start of the buffer)
     _context = 1
-    _memo_size = 7
-    # parse_response() may run one end-of-stream pass instead of feed() + finalize()
+    # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
-    _run_to_end = staticmethod(_run_to_end)
-
-    def feed(self, text: str) -> list[dict[str, Any]]:
-        """Consume the next piece of generated text; return the events it completes."""
-        # Fast path: nothing is held back and the chunk cannot touch a delimiter watched in
-        # the current region, so all of it goes to that region as one chunk.
-        if self._pos == len(self._buf) and text.__class__ is str and text:
-            cur = self._cur
-            if cur == 0:
-                # 'thinking': no '<' in the chunk
-                if "<" not in text:
-                    # Keep only the consumed character patterns may look back at.
-                    self._buf = text[-1]
-                    self._pos = 1
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "thinking",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    return [chunk]
-        return CompiledParser.feed(self, text)
-
-    @staticmethod
-    def _new_output() -> dict[str, Any]:
-        return {"role": "assistant"}
-
-    # Keep the prefix after the last non-overlapping start anchor: literal 'Assistant:'
-    @staticmethod
-    def _truncate(prefix: str) -> str:
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
-        last = -1
-        # No two occurrences of the anchor literals can overlap, so every occurrence is a
-        # match and the last match is the last occurrence.
-        for literal in ["Assistant:"]:
-            i = prefix.rfind(literal)
-            if i >= 0 and i + len(literal) > last:
-                last = i + len(literal)
-        return prefix if last < 0 else prefix[last:]
+    # The prompt is read after the last match of the start anchor: literal 'Assistant:'
+    # (No two occurrences of these literals can overlap: the last one is the last match.)
+    _anchor = ("Assistant:",)
 
 
-def parse_response(
-    text: str | list[str],
-    *,
-    prefix: str | list[str] | None = None,
-    tools: Sequence[Any] | None = None,
-) -> Any:
-    """Parse a complete generation (or a list of them) into a message dict (or a list)."""
-    if text.__class__ is str and prefix.__class__ is str:
-        # The usual call: rtc.runtime.engine.parse_once's steps written out, in its order (the
-        # tools read, the message begun, the prefix cut at its anchor and what follows the
-        # anchor passed in partial mode, then one pass to the end of the stream).
-        read = read_tools(tools)
-        out = {"role": "assistant"}
-        truncated = ResponseParser._truncate(prefix) if prefix else ""
-        if truncated:
-            pos, cur, opened, parts, captures = prefix_state(ResponseParser, truncated, out, read)
-            _run_to_end(truncated + text, pos, cur, opened, "".join(parts), captures, out, read)
-        else:
-            _run_to_end(text, 0, 3, False, "", {}, out, read)
-        return message(ResponseParser, out)
-    if text.__class__ is str:
-        return parse_once(ResponseParser, text, prefix, tools)
-    return _parse_response(ResponseParser, text, prefix, tools)
-
-
-def parse_batch(
-    texts: Sequence[str], *, prefix: str | Sequence[str], tools: Sequence[Any] | None = None
-) -> list[dict[str, Any]]:
-    """Parse each text on its own: one outcome per text, in order, never raising for one text.
-
-    Each outcome is ``{"message": dict, "error": None}`` or ``{"message": None, "error":
-    {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
-    """
-    return _parse_batch(parse_response, texts, prefix, tools)
+parse_response = ResponseParser.parse_response
+parse_batch = ResponseParser.parse_batch
 
 
 # ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
@@ -692,11 +439,9 @@ class DeltaStream(OpenAIDeltaStream):
         None,
         None,
         # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
-        CallPlan(),
+        CallPlan(closes=True),
         None,
     )
-    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
-    _clear = (None, "<", None, None, None)
 
 
 # (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.

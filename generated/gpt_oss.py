@@ -12,13 +12,13 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_or_text
+from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
     LONG_SPAN,
     find_any,
@@ -27,17 +27,6 @@ from rtc.runtime.matching import (
     search_literal_led,
     tail_any,
 )
-from rtc.runtime.tools import coerce_tool_calls, read_tools
-from rtc.runtime.engine import (
-    CompiledParser,
-    parse_once,
-    message,
-    prefix_state,
-    note_stall,
-    store_value,
-)
-from rtc.runtime.batch import parse_batch as _parse_batch
-from rtc.runtime.oneshot import parse_response as _parse_response
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -84,15 +73,13 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find; over long text, by their rarest character first.
+# ---- Delimiters: literals found with str.find (long text: by their rarest character first),
+# literal lists (literal, length, rarest character; longest first, the reference's order) and
+# patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # open 'thinking': literal '<|channel|>analysis<|message|>'
 _OPEN_THINKING = "<|channel|>analysis<|message|>"
-_OPEN_THINKING_LEN = len(_OPEN_THINKING)
+_OPEN_THINKING_LEN = 30
 _OPEN_THINKING_RARE = 28  # '|'
-
-# Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
-# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
 _CLOSE_THINKING_LITERALS = (
     ("<|return|>", 10, 8),
@@ -121,8 +108,6 @@ _CLOSE_BUILTIN_TOOL_CALLS_LITERALS = (
     ("<|end|>", 7, 5),
 )
 _CLOSE_BUILTIN_TOOL_CALLS_LITERALS_RE = re.compile("<\\|return\\|>|<\\|call\\|>|<\\|end\\|>")
-
-# Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
 # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...'
 _OPEN_BUILTIN_TOOL_CALLS = regex.compile(
     "(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|browser|python|container)\\b[^\\s<]*)\\s*<\\|channel\\|>\\w+(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>|<\\|channel\\|>\\w+\\s+to=(?P<recipient>(?:assistant|browser|python|container)\\b[^\\s<]*)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
@@ -140,17 +125,13 @@ _OPEN_CONTENT_RE = re.compile(
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_CONTENT_PREFIX = "<|channel|>"
-_OPEN_CONTENT_RARE = 9  # '|'
+_OPEN_CONTENT_PREFIX_LEN = 11
+_OPEN_CONTENT_PREFIX_RARE = 9  # '|'
 # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)\\s*<\\|channel\\|>\\w+(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>|<\\|channel\\|>\\w+\\s+to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
     regex.DOTALL,
 )
-
-# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
-# the groups of a match by number instead of building its groupdict()).
-_OPEN_BUILTIN_TOOL_CALLS_GROUPS = tuple(_OPEN_BUILTIN_TOOL_CALLS.groupindex.items())
-_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
 
 
 # ---- Field values: content parser, then transform ----
@@ -180,535 +161,290 @@ def _finish_builtin_tool_calls(body: str, captures: dict[str, str]) -> Any:
     return {"recipient": captures["recipient"], "content": content}
 
 
-# ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
-# target = field index to open, -2 = close the current region, -1 = none), chosen like the
-# reference (earliest start, then longest, then open before close and field name: the rank),
-# and where pending delimiter text begins (hold). Single literals are looked at first: once a
-# candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes: each delimiter's leftmost match is
-# found as its comment says, and remembered in `memo` (search position, start, ...) while it
-# is still ahead.
+# ---- Parser states ----
+# Per state, _scan_ searches while streaming (partial mode: a match may still be incomplete) and
+# returns (hold, start, end, target, match); _eos_ searches at the end of the stream and returns
+# (start, end, target, match). The candidate is the best committable delimiter (target = the
+# field index to open, -2 = close the current region, -1 = none), chosen like the reference
+# (earliest start, then longest, then open before close and field name: the rank); hold is where
+# pending delimiter text begins. At the end of the stream the text no longer changes: each
+# result is remembered in `memo` (search position, start, ...) while it is still ahead.
 
 
 # Outside explicit regions: the null sink (no implicit field: text here is dropped).
-def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
-    if eos:
-        long_text = n - pos >= LONG_SPAN
-        # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
-        if long_text:
-            # Long text: find by the rarest character, and remember.
-            r = memo[0]
-            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                i = r[1]
-            else:
-                i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-                memo[0] = (pos, i)
-        else:
-            i = buf.find(_OPEN_THINKING, pos)
+    # open 'thinking': literal '<|channel|>analysis<|message|>'
+    i = buf.find(_OPEN_THINKING, pos)
+    if i >= 0:
         j = i + _OPEN_THINKING_LEN
-        if i >= 0:
-            start, end, target, found, rank = i, j, 0, None, 2
-        # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...': the regex module
-        r = memo[1]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos)
-            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+        start, end, target, found, rank = i, j, 0, None, 2
+    else:
+        i = literal_tail(buf, pos, _OPEN_THINKING)
+        if i < hold:
+            hold = i
+    # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...'
+    m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
         ):
             start, end, target, found, rank = i, j, 3, m, 0
-        # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+    # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
         ):
             start, end, target, found, rank = i, j, 2, m, 3
-        # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
-        r = memo[3]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            # Only an occurrence by the candidate's start could give a match that wins.
-            stop = n if target == -1 else start + len(_OPEN_CONTENT_PREFIX)
-            i = (
-                buf.find(_OPEN_CONTENT_PREFIX, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_CONTENT_PREFIX, pos, stop, _OPEN_CONTENT_RARE)
-            )
-            if i < 0:
-                r = (pos, -1, -1, None)
-                if target == -1:
-                    memo[3] = r
-            else:
-                m = (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT).match(buf, i)
-                if m is None:
-                    m = search_literal_led(
-                        (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT),
-                        buf,
-                        i + 1,
-                        _OPEN_CONTENT_PREFIX,
-                        _OPEN_CONTENT_RARE,
-                    )
-                r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+    # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...'
+    m = _OPEN_CONTENT.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, None, 1
-    else:
-        # open 'thinking': literal '<|channel|>analysis<|message|>'
-        i = buf.find(_OPEN_THINKING, pos)
-        if i >= 0:
-            start, end, target, found, rank = i, i + _OPEN_THINKING_LEN, 0, None, 2
-        else:
-            i = literal_tail(buf, pos, _OPEN_THINKING)
-            if i < hold:
-                hold = i
-        # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...'
-        m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 3, m, 0
-        # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 2, m, 3
-        # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...'
-        m = _OPEN_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, None, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    n = len(buf)
+    start = end = target = rank = -1
+    found = None
+    long_text = n - pos >= LONG_SPAN
+    # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
+    if long_text:
+        # Long text: find by the rarest character, and remember.
+        r = memo[0]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+            memo[0] = (pos, i)
+    else:
+        i = buf.find(_OPEN_THINKING, pos)
+    j = i + _OPEN_THINKING_LEN
+    if i >= 0:
+        start, end, target, found, rank = i, j, 0, None, 2
+    # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...': the regex module
+    r = memo[1]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos)
+        r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 3, m, 0
+    # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module
+    r = memo[2]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _OPEN_TOOL_CALLS.search(buf, pos)
+        r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 2, m, 3
+    # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
+    r = memo[3]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        # Every match begins with the prefix: the leftmost match is the first occurrence of it
+        # where the pattern matches (see matching.search_literal_led).
+        # Only an occurrence by the candidate's start could give a match that wins.
+        stop = n if target == -1 else start + _OPEN_CONTENT_PREFIX_LEN
+        i = (
+            buf.find(_OPEN_CONTENT_PREFIX, pos, stop)
+            if stop - pos < LONG_SPAN
+            else find_literal(buf, _OPEN_CONTENT_PREFIX, pos, stop, _OPEN_CONTENT_PREFIX_RARE)
+        )
+        if i < 0:
+            r = (pos, -1, -1, None)
+            if target == -1:
+                memo[3] = r
+        else:
+            m = (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT).match(buf, i)
+            if m is None:
+                m = search_literal_led(
+                    (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT),
+                    buf,
+                    i + 1,
+                    _OPEN_CONTENT_PREFIX,
+                    _OPEN_CONTENT_PREFIX_RARE,
+                )
+            r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 1, None, 1
+    if start >= n:
+        # Nothing is pending at the end of the stream: the reference's hold is the end of the
+        # text, and an empty match found there is not taken.
+        target = -1
+    return start, end, target, found
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+    if i >= 0:
+        return n, i, j, -2, None
+    i = tail_any(buf, pos, _CLOSE_THINKING_LITERALS)
+
+    return i, -1, -1, -1, None
+
+
+def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
-        r = memo[4]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        else:
-            if n - pos < LONG_SPAN:
-                a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
-            memo[4] = (pos, i, j)
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
+    r = memo[4]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
     else:
-        # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
-        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-        i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
-        if i >= 0:
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        if n - pos < LONG_SPAN:
+            a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
         else:
-            i = tail_any(buf, pos, _CLOSE_THINKING_LITERALS)
-            if i < hold:
-                hold = i
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+        memo[4] = (pos, i, j)
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 # Inside 'content': only its close is watched.
-def _scan_in_content(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    if i >= 0:
+        return n, i, j, -2, None
+    i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
+
+    return i, -1, -1, -1, None
+
+
+def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
-        r = memo[5]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        else:
-            if n - pos < LONG_SPAN:
-                a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
-            memo[5] = (pos, i, j)
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
+    r = memo[5]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
     else:
-        # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
-        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
-        if i >= 0:
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        if n - pos < LONG_SPAN:
+            a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
         else:
-            i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
-            if i < hold:
-                hold = i
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+            i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+        memo[5] = (pos, i, j)
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+    if i >= 0:
+        return n, i, j, -2, None
+    i = tail_any(buf, pos, _CLOSE_TOOL_CALLS_LITERALS)
+
+    return i, -1, -1, -1, None
+
+
+def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
-        r = memo[6]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        else:
-            if n - pos < LONG_SPAN:
-                a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
-            memo[6] = (pos, i, j)
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
+    r = memo[6]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
     else:
-        # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
-        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-        i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
-        if i >= 0:
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        if n - pos < LONG_SPAN:
+            a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
         else:
-            i = tail_any(buf, pos, _CLOSE_TOOL_CALLS_LITERALS)
-            if i < hold:
-                hold = i
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+            i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
+        memo[6] = (pos, i, j)
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 # Inside 'builtin_tool_calls': only its close is watched.
-def _scan_in_builtin_tool_calls(
-    buf: str, pos: int, eos: bool, memo: Any
-) -> tuple[int, int, int, int, Any]:
+def _scan_in_builtin_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
+    if i >= 0:
+        return n, i, j, -2, None
+    i = tail_any(buf, pos, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS)
+
+    return i, -1, -1, -1, None
+
+
+def _eos_in_builtin_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
-        r = memo[7]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        else:
-            if n - pos < LONG_SPAN:
-                a = _CLOSE_BUILTIN_TOOL_CALLS_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
-            memo[7] = (pos, i, j)
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
+    r = memo[7]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
     else:
-        # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
-        # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-        i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
-        if i >= 0:
-            if (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
+        if n - pos < LONG_SPAN:
+            a = _CLOSE_BUILTIN_TOOL_CALLS_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
         else:
-            i = tail_any(buf, pos, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS)
-            if i < hold:
-                hold = i
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
-
-
-# ---- One-shot parsing: one pass to the end of the stream ----
-# parse_response() runs this instead of feed() + finalize() (exact for this template: see
-# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
-# region closes straight into the message; no events, and the region state stays in locals.
-def _run_to_end(
-    buf: str,
-    pos: int,
-    cur: int,
-    opened: bool,
-    head: str,
-    captures: dict[str, str],
-    out: dict[str, Any],
-    tools: dict[str, dict[str, Any]],
-) -> None:
-    n = len(buf)
-    memo: list[Any] = [None] * 8
-    stalled = None
-    while True:
-        start = end = target = rank = -1
-        found = groups = None
-        if cur == 0:
-            # Inside 'thinking': only its close is watched.
-            if pos < n:  # every delimiter here needs at least one more character
-                # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
-                r = memo[4]
-                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                    i, j = r[1], r[2]
-                else:
-                    if n - pos < LONG_SPAN:
-                        a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
-                        i, j = (-1, -1) if a is None else a.span()
-                    else:
-                        i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
-                    memo[4] = (pos, i, j)
-                if i >= 0:
-                    start, end, target, found, rank = i, j, -2, None, 0
-        elif cur == 1:
-            # Inside 'content': only its close is watched.
-            if pos < n:  # every delimiter here needs at least one more character
-                # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']: str.find of each literal
-                r = memo[5]
-                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                    i, j = r[1], r[2]
-                else:
-                    if n - pos < LONG_SPAN:
-                        a = _CLOSE_CONTENT_LITERALS_RE.search(buf, pos)
-                        i, j = (-1, -1) if a is None else a.span()
-                    else:
-                        i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
-                    memo[5] = (pos, i, j)
-                if i >= 0:
-                    start, end, target, found, rank = i, j, -2, None, 0
-        elif cur == 2:
-            # Inside 'tool_calls': only its close is watched.
-            if pos < n:  # every delimiter here needs at least one more character
-                # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
-                r = memo[6]
-                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                    i, j = r[1], r[2]
-                else:
-                    if n - pos < LONG_SPAN:
-                        a = _CLOSE_TOOL_CALLS_LITERALS_RE.search(buf, pos)
-                        i, j = (-1, -1) if a is None else a.span()
-                    else:
-                        i, j = find_any(buf, _CLOSE_TOOL_CALLS_LITERALS, pos, n + 1)
-                    memo[6] = (pos, i, j)
-                if i >= 0:
-                    start, end, target, found, rank = i, j, -2, None, 0
-        elif cur == 3:
-            # Inside 'builtin_tool_calls': only its close is watched.
-            if pos < n:  # every delimiter here needs at least one more character
-                # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']: str.find of each literal
-                r = memo[7]
-                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                    i, j = r[1], r[2]
-                else:
-                    if n - pos < LONG_SPAN:
-                        a = _CLOSE_BUILTIN_TOOL_CALLS_LITERALS_RE.search(buf, pos)
-                        i, j = (-1, -1) if a is None else a.span()
-                    else:
-                        i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
-                    memo[7] = (pos, i, j)
-                if i >= 0:
-                    start, end, target, found, rank = i, j, -2, None, 0
-        else:
-            # Outside explicit regions: the null sink (no implicit field: text here is dropped).
-            long_text = n - pos >= LONG_SPAN
-            # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
-            if long_text:
-                # Long text: find by the rarest character, and remember.
-                r = memo[0]
-                if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                    i = r[1]
-                else:
-                    i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-                    memo[0] = (pos, i)
-            else:
-                i = buf.find(_OPEN_THINKING, pos)
-            j = i + _OPEN_THINKING_LEN
-            if i >= 0:
-                start, end, target, found, rank = i, j, 0, None, 2
-            # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?P<recipient>(?:assistant|br...': the regex module
-            r = memo[1]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos)
-                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0 and (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 3, m, 0
-                groups = _OPEN_BUILTIN_TOOL_CALLS_GROUPS
-            # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module
-            r = memo[2]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _OPEN_TOOL_CALLS.search(buf, pos)
-                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0 and (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 2, m, 3
-                groups = _OPEN_TOOL_CALLS_GROUPS
-            # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
-            r = memo[3]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                # Only an occurrence by the candidate's start could give a match that wins.
-                stop = n if target == -1 else start + len(_OPEN_CONTENT_PREFIX)
-                i = (
-                    buf.find(_OPEN_CONTENT_PREFIX, pos, stop)
-                    if stop - pos < LONG_SPAN
-                    else find_literal(buf, _OPEN_CONTENT_PREFIX, pos, stop, _OPEN_CONTENT_RARE)
-                )
-                if i < 0:
-                    r = (pos, -1, -1, None)
-                    if target == -1:
-                        memo[3] = r
-                else:
-                    m = (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT).match(buf, i)
-                    if m is None:
-                        m = search_literal_led(
-                            (_OPEN_CONTENT_RE if buf.isascii() else _OPEN_CONTENT),
-                            buf,
-                            i + 1,
-                            _OPEN_CONTENT_PREFIX,
-                            _OPEN_CONTENT_RARE,
-                        )
-                    r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0 and (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, None, 1
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
-        if cur >= 0:
-            if stop > pos:
-                body = head + buf[pos:stop] if head else buf[pos:stop]
-                opened = True
-            else:
-                body = head
-            if opened:
-                # Close the current region: its value, typed by the tools, into the message.
-                if cur == 0:
-                    value = _finish_thinking(body, captures)
-                    store_value(out, "thinking", 2, "\n", value)
-                elif cur == 1:
-                    value = _finish_content(body, captures)
-                    store_value(out, "content", 2, "\n", value)
-                elif cur == 2:
-                    value = _finish_tool_calls(body, captures)
-                    if tools and isinstance(value, (list, dict)):
-                        value = coerce_tool_calls(value, tools)
-                    out.setdefault("tool_calls", []).append(value)
-                else:
-                    value = _finish_builtin_tool_calls(body, captures)
-                    if tools and isinstance(value, (list, dict)):
-                        value = coerce_tool_calls(value, tools)
-                    out.setdefault("builtin_tool_calls", []).append(value)
-        if target == -1:
-            return
-        had_text = opened
-        pos = end
-        head = ""
-        if target >= 0:
-            cur = target
-            # The open match's named groups that took part, read by their numbers.
-            if found is None:
-                captures = {}
-            else:
-                ((k, g),) = groups  # its one group name
-                v = found[g]
-                captures = {} if v is None else {k: v}
-            opened = True
-        else:
-            cur = -1
-            captures = {}
-            opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
+            i, j = find_any(buf, _CLOSE_BUILTIN_TOOL_CALLS_LITERALS, pos, n + 1)
+        memo[7] = (pos, i, j)
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 class ResponseParser(CompiledParser):
@@ -723,140 +459,49 @@ class ResponseParser(CompiledParser):
     _store = (2, 2, 1, 1)
     _joins = ("\n", "\n", None, None)
     _required = ()
-    _default_keys = frozenset(["role"])
+    _defaults = {"role": "assistant"}
     _implicit = -1
-    # Indexed by current field + 1 (0: the null sink).
-    _scanners = (
+    # Per region: the current field + 1 (0: outside explicit regions, the null sink).
+    _scan = (
         _scan_outside,
         _scan_in_thinking,
         _scan_in_content,
         _scan_in_tool_calls,
         _scan_in_builtin_tool_calls,
     )
+    _eos = (
+        _eos_outside,
+        _eos_in_thinking,
+        _eos_in_content,
+        _eos_in_tool_calls,
+        _eos_in_builtin_tool_calls,
+    )
+    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    _fasts = (
+        None,  # outside: some delimiter has no known characters
+        # in_thinking: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False),
+        # in_content: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False),
+        # in_tool_calls: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False),
+        # in_builtin_tool_calls: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False),
+    )
+    _memo_size = 8
+    # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
+    _may_stall = True
     # patterns see at most 1 characters of consumed text (enough for \b, \B, (?m)^ and the start of the buffer)
     _context = 1
-    _memo_size = 8
-    # parse_response() may run one end-of-stream pass instead of feed() + finalize()
+    # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
-    _run_to_end = staticmethod(_run_to_end)
-
-    def feed(self, text: str) -> list[dict[str, Any]]:
-        """Consume the next piece of generated text; return the events it completes."""
-        # Fast path: nothing is held back and the chunk cannot touch a delimiter watched in
-        # the current region, so all of it goes to that region as one chunk.
-        if self._pos == len(self._buf) and text.__class__ is str and text:
-            cur = self._cur
-            if cur == 0:
-                # 'thinking': no '<' in the chunk
-                if "<" not in text:
-                    # Keep only the consumed character patterns may look back at.
-                    self._buf = text[-1]
-                    self._pos = 1
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "thinking",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    return [chunk]
-            elif cur == 1:
-                # 'content': no '<' in the chunk
-                if "<" not in text:
-                    # Keep only the consumed character patterns may look back at.
-                    self._buf = text[-1]
-                    self._pos = 1
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "content",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    return [chunk]
-            elif cur == 2:
-                # 'tool_calls': no '<' in the chunk
-                if "<" not in text:
-                    # Keep only the consumed character patterns may look back at.
-                    self._buf = text[-1]
-                    self._pos = 1
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "tool_calls",
-                        "text": text,
-                        "dirty": True,
-                    }
-                    return [chunk]
-            elif cur == 3:
-                # 'builtin_tool_calls': no '<' in the chunk
-                if "<" not in text:
-                    # Keep only the consumed character patterns may look back at.
-                    self._buf = text[-1]
-                    self._pos = 1
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "builtin_tool_calls",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    return [chunk]
-        return CompiledParser.feed(self, text)
-
-    @staticmethod
-    def _new_output() -> dict[str, Any]:
-        return {"role": "assistant"}
-
-    # Keep the prefix after the last non-overlapping start anchor: literal '<|start|>assistant'
-    @staticmethod
-    def _truncate(prefix: str) -> str:
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
-        last = -1
-        # No two occurrences of the anchor literals can overlap, so every occurrence is a
-        # match and the last match is the last occurrence.
-        for literal in ["<|start|>assistant"]:
-            i = prefix.rfind(literal)
-            if i >= 0 and i + len(literal) > last:
-                last = i + len(literal)
-        return prefix if last < 0 else prefix[last:]
+    # The prompt is read after the last match of the start anchor: literal '<|start|>assistant'
+    # (No two occurrences of these literals can overlap: the last one is the last match.)
+    _anchor = ("<|start|>assistant",)
 
 
-def parse_response(
-    text: str | list[str],
-    *,
-    prefix: str | list[str] | None = None,
-    tools: Sequence[Any] | None = None,
-) -> Any:
-    """Parse a complete generation (or a list of them) into a message dict (or a list)."""
-    if text.__class__ is str and prefix.__class__ is str:
-        # The usual call: rtc.runtime.engine.parse_once's steps written out, in its order (the
-        # tools read, the message begun, the prefix cut at its anchor and what follows the
-        # anchor passed in partial mode, then one pass to the end of the stream).
-        read = read_tools(tools)
-        out = {"role": "assistant"}
-        truncated = ResponseParser._truncate(prefix) if prefix else ""
-        if truncated:
-            pos, cur, opened, parts, captures = prefix_state(ResponseParser, truncated, out, read)
-            _run_to_end(truncated + text, pos, cur, opened, "".join(parts), captures, out, read)
-        else:
-            _run_to_end(text, 0, -1, False, "", {}, out, read)
-        return message(ResponseParser, out)
-    if text.__class__ is str:
-        return parse_once(ResponseParser, text, prefix, tools)
-    return _parse_response(ResponseParser, text, prefix, tools)
-
-
-def parse_batch(
-    texts: Sequence[str], *, prefix: str | Sequence[str], tools: Sequence[Any] | None = None
-) -> list[dict[str, Any]]:
-    """Parse each text on its own: one outcome per text, in order, never raising for one text.
-
-    Each outcome is ``{"message": dict, "error": None}`` or ``{"message": None, "error":
-    {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
-    """
-    return _parse_batch(parse_response, texts, prefix, tools)
+parse_response = ResponseParser.parse_response
+parse_batch = ResponseParser.parse_batch
 
 
 # ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
@@ -877,11 +522,9 @@ class DeltaStream(OpenAIDeltaStream):
         None,
         None,
         # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
-        CallPlan(),
+        CallPlan(closes=True),
         None,
     )
-    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
-    _clear = (None, "<", "<", "<", "<")
 
 
 # (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.

@@ -12,19 +12,16 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
-from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail
-from rtc.runtime.transform import each_element
-from rtc.runtime.engine import CompiledParser
-from rtc.runtime.batch import parse_batch as _parse_batch
-from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.transform import each_element
 
 require_api(1, __name__)
 
@@ -60,15 +57,13 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Literal delimiters, searched with str.find; over long text, by their rarest character first.
+# ---- Delimiters: literals found with str.find (long text: by their rarest character first),
+# literal lists (literal, length, rarest character; longest first, the reference's order) and
+# patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # close 'content': literal '<|end_of_text|>'
 _CLOSE_CONTENT = "<|end_of_text|>"
-_CLOSE_CONTENT_LEN = len(_CLOSE_CONTENT)
+_CLOSE_CONTENT_LEN = 15
 _CLOSE_CONTENT_RARE = 13  # '|'
-
-# Literal lists, each as (literal, length, index of its rarest character), longest first: the
-# reference's alternation of them, found with str.find of each (rtc.runtime.matching.find_any);
-# over a short span at the end of the stream, with that alternation run by re (NAME_RE).
 # open 'thinking': pattern 'Here is my thought process:|<think>': its literals
 _OPEN_THINKING_LITERALS = (
     ("Here is my thought process:", 27, 0),
@@ -82,25 +77,16 @@ _CLOSE_THINKING_LITERALS = (
     ("</think>", 8, 7),
 )
 _CLOSE_THINKING_LITERALS_RE = re.compile("Here\\ is\\ my\\ response:|<\\|end_of_text\\|>|</think>")
-
-# Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
-# open 'thinking': pattern 'Here is my thought process:|<think>'
-_OPEN_THINKING = regex.compile("Here is my thought process:|<think>", regex.DOTALL)
 # open 'tool_calls': pattern '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv...'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
 )
-# close 'thinking': pattern 'Here is my response:|</think>|<\\|end_of_text\\|>'
-_CLOSE_THINKING = regex.compile("Here is my response:|</think>|<\\|end_of_text\\|>", regex.DOTALL)
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
 _CLOSE_TOOL_CALLS = regex.compile(
     '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
 )
-
-# What can begin a delimiter, per region (the fast path of feed() tests chunks against it).
-_FIRST_SCAN_IN_THINKING = frozenset("H<")
 
 
 # ---- Field values: content parser, then transform ----
@@ -136,193 +122,191 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
     return content
 
 
-# ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
-# target = field index to open, -2 = close the current region, -1 = none), chosen like the
-# reference (earliest start, then longest, then open before close and field name: the rank),
-# and where pending delimiter text begins (hold). Single literals are looked at first: once a
-# candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes: each delimiter's leftmost match is
-# found as its comment says, and remembered in `memo` (search position, start, ...) while it
-# is still ahead.
+# ---- Parser states ----
+# Per state, _scan_ searches while streaming (partial mode: a match may still be incomplete) and
+# returns (hold, start, end, target, match); _eos_ searches at the end of the stream and returns
+# (start, end, target, match). The candidate is the best committable delimiter (target = the
+# field index to open, -2 = close the current region, -1 = none), chosen like the reference
+# (earliest start, then longest, then open before close and field name: the rank); hold is where
+# pending delimiter text begins. At the end of the stream the text no longer changes: each
+# result is remembered in `memo` (search position, start, ...) while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
-    if eos:
-        long_text = n - pos >= LONG_SPAN
-        # close 'content': literal '<|end_of_text|>': str.find
-        if long_text:
-            # Long text: find by the rarest character, and remember.
-            r = memo[0]
-            if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-                i = r[1]
-            else:
-                i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-                memo[0] = (pos, i)
-        else:
-            i = buf.find(_CLOSE_CONTENT, pos)
+    # close 'content': literal '<|end_of_text|>'
+    i = buf.find(_CLOSE_CONTENT, pos)
+    if i >= 0:
         j = i + _CLOSE_CONTENT_LEN
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 2
-        # open 'thinking': pattern 'Here is my thought process:|<think>': str.find of each literal
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        elif target == -1:
-            if n - pos < LONG_SPAN:
-                a = _OPEN_THINKING_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, n + 1)
-            memo[1] = (pos, i, j)
-        else:
-            # Literals starting after the candidate cannot win: look only up to it.
-            if start + 27 - pos < LONG_SPAN:
-                a = _OPEN_THINKING_LITERALS_RE.search(buf, pos, start + 27)
-                i, j = (-1, -1) if a is None or a.start() > start else a.span()
-            else:
-                i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, start + 1)
-            if i >= 0:
-                memo[1] = (pos, i, j)
-        if i >= 0 and (
+        start, end, target, found, rank = i, j, -2, None, 2
+    else:
+        i = literal_tail(buf, pos, _CLOSE_CONTENT)
+        if i < hold:
+            hold = i
+    # open 'thinking': pattern 'Here is my thought process:|<think>'
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, n + 1)
+    if i >= 0:
+        if j == n:
+            if i < hold:
+                hold = i  # a match at the end may still grow
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
         ):
             start, end, target, found, rank = i, j, 0, None, 0
-        # open 'tool_calls': pattern '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv...': the regex module
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+    else:
+        i = tail_any(buf, pos, _OPEN_THINKING_LITERALS)
+        if i < hold:
+            hold = i
+    # open 'tool_calls': pattern '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv...'
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, m, 1
-    else:
-        # close 'content': literal '<|end_of_text|>'
-        i = buf.find(_CLOSE_CONTENT, pos)
-        if i >= 0:
-            start, end, target, found, rank = i, i + _CLOSE_CONTENT_LEN, -2, None, 2
-        else:
-            i = literal_tail(buf, pos, _CLOSE_CONTENT)
-            if i < hold:
-                hold = i
-        # open 'thinking': pattern 'Here is my thought process:|<think>'
-        m = _OPEN_THINKING.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, None, 0
-        # open 'tool_calls': pattern '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv...'
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 1, m, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    n = len(buf)
+    start = end = target = rank = -1
+    found = None
+    long_text = n - pos >= LONG_SPAN
+    # close 'content': literal '<|end_of_text|>': str.find
+    if long_text:
+        # Long text: find by the rarest character, and remember.
+        r = memo[0]
+        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+            i = r[1]
+        else:
+            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+            memo[0] = (pos, i)
+    else:
+        i = buf.find(_CLOSE_CONTENT, pos)
+    j = i + _CLOSE_CONTENT_LEN
+    if i >= 0:
+        start, end, target, found, rank = i, j, -2, None, 2
+    # open 'thinking': pattern 'Here is my thought process:|<think>': str.find of each literal
+    r = memo[1]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
+    elif target == -1:
+        if n - pos < LONG_SPAN:
+            a = _OPEN_THINKING_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
+        else:
+            i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, n + 1)
+        memo[1] = (pos, i, j)
+    else:
+        # Literals starting after the candidate cannot win: look only up to it.
+        if start + 27 - pos < LONG_SPAN:
+            a = _OPEN_THINKING_LITERALS_RE.search(buf, pos, start + 27)
+            i, j = (-1, -1) if a is None or a.start() > start else a.span()
+        else:
+            i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, start + 1)
+        if i >= 0:
+            memo[1] = (pos, i, j)
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 0, None, 0
+    # open 'tool_calls': pattern '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv...': the regex module
+    r = memo[2]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _OPEN_TOOL_CALLS.search(buf, pos)
+        r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+    ):
+        start, end, target, found, rank = i, j, 1, m, 1
+    if start >= n:
+        # Nothing is pending at the end of the stream: the reference's hold is the end of the
+        # text, and an empty match found there is not taken.
+        target = -1
+    return start, end, target, found
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+    n = len(buf)
+    # close 'thinking': pattern 'Here is my response:|</think>|<\\|end_of_text\\|>'
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+    if i >= 0:
+        if j == n:
+            return i, -1, -1, -1, None  # a match at the end may still grow
+        return n, i, j, -2, None
+    i = tail_any(buf, pos, _CLOSE_THINKING_LITERALS)
+
+    return i, -1, -1, -1, None
+
+
+def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
     if pos == n:
-        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'thinking': pattern 'Here is my response:|</think>|<\\|end_of_text\\|>': str.find of each literal
-        r = memo[3]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i, j = r[1], r[2]
-        else:
-            if n - pos < LONG_SPAN:
-                a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
-                i, j = (-1, -1) if a is None else a.span()
-            else:
-                i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
-            memo[3] = (pos, i, j)
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
+        return -1, -1, -1, None  # every delimiter here needs at least one more character
+    # close 'thinking': pattern 'Here is my response:|</think>|<\\|end_of_text\\|>': str.find of each literal
+    r = memo[3]
+    if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
+        i, j = r[1], r[2]
     else:
-        # close 'thinking': pattern 'Here is my response:|</think>|<\\|end_of_text\\|>'
-        m = _CLOSE_THINKING.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+        if n - pos < LONG_SPAN:
+            a = _CLOSE_THINKING_LITERALS_RE.search(buf, pos)
+            i, j = (-1, -1) if a is None else a.span()
+        else:
+            i, j = find_any(buf, _CLOSE_THINKING_LITERALS, pos, n + 1)
+        memo[3] = (pos, i, j)
+    if i < 0:
+        return -1, -1, -1, None
+    return i, j, -2, None
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...': the regex module
-        r = memo[4]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_TOOL_CALLS.search(buf, pos)
-            r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
-        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+    # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
+    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is None:
+        return n, -1, -1, -1, None
+    i, j = m.span()
+
+    if m.partial or j == n:
+        return i, -1, -1, -1, None
+    return n, i, j, -2, None
+
+
+def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    n = len(buf)
+    # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...': the regex module
+    r = memo[4]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _CLOSE_TOOL_CALLS.search(buf, pos)
+        r = memo[4] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i < 0 or i >= n:
+        return -1, -1, -1, None  # (an empty match at the very end is not taken)
+    return i, j, -2, None
 
 
 class ResponseParser(CompiledParser):
@@ -337,75 +321,33 @@ class ResponseParser(CompiledParser):
     _store = (0, 0, 2)
     _joins = (None, None, "")
     _required = ()
-    _default_keys = frozenset(["role"])
+    _defaults = {"role": "assistant"}
     _implicit = 2
-    # Indexed by current field + 1 (0: the null sink).
-    _scanners = (_scan_outside, _scan_in_thinking, _scan_in_tool_calls, _scan_outside)
+    # Per region: the current field + 1 (0: outside explicit regions, the null sink).
+    _scan = (_scan_outside, _scan_in_thinking, _scan_in_tool_calls, _scan_outside)
+    _eos = (_eos_outside, _eos_in_thinking, _eos_in_tool_calls, _eos_outside)
+    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    _fasts = (
+        None,  # outside: some delimiter has no known characters
+        # in_thinking: a chunk without '<H' cannot complete a delimiter
+        Fast(frozenset("<H"), "", False, False),
+        None,  # in_tool_calls: some delimiter has no known characters
+        None,  # outside: some delimiter has no known characters
+    )
+    _memo_size = 5
+    # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
+    _may_stall = True
     # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
     _context = None
-    _memo_size = 5
-    # parse_response() may run one end-of-stream pass instead of feed() + finalize()
+    # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = False
-
-    def feed(self, text: str) -> list[dict[str, Any]]:
-        """Consume the next piece of generated text; return the events it completes."""
-        # Fast path: nothing is held back and the chunk cannot touch a delimiter watched in
-        # the current region, so all of it goes to that region as one chunk.
-        if self._pos == len(self._buf) and text.__class__ is str and text:
-            cur = self._cur
-            if cur == 0:
-                # 'thinking': none of 'H<' in the chunk
-                if _FIRST_SCAN_IN_THINKING.isdisjoint(text):
-                    self._buf += text
-                    self._pos = len(self._buf)
-                    self._parts.append(text)
-                    chunk = {
-                        "type": "region_chunk",
-                        "field": "thinking",
-                        "text": text,
-                        "dirty": False,
-                    }
-                    return [chunk]
-        return CompiledParser.feed(self, text)
-
-    @staticmethod
-    def _new_output() -> dict[str, Any]:
-        return {"role": "assistant"}
-
-    # Keep the prefix after the last non-overlapping start anchor: literal '<|start_of_role|>assistant<|end_of_role|>'
-    @staticmethod
-    def _truncate(prefix: str) -> str:
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
-        last = -1
-        # No two occurrences of the anchor literals can overlap, so every occurrence is a
-        # match and the last match is the last occurrence.
-        for literal in ["<|start_of_role|>assistant<|end_of_role|>"]:
-            i = prefix.rfind(literal)
-            if i >= 0 and i + len(literal) > last:
-                last = i + len(literal)
-        return prefix if last < 0 else prefix[last:]
+    # The prompt is read after the last match of the start anchor: literal '<|start_of_role|>assistant<|end_of_role|>'
+    # (No two occurrences of these literals can overlap: the last one is the last match.)
+    _anchor = ("<|start_of_role|>assistant<|end_of_role|>",)
 
 
-def parse_response(
-    text: str | list[str],
-    *,
-    prefix: str | list[str] | None = None,
-    tools: Sequence[Any] | None = None,
-) -> Any:
-    """Parse a complete generation (or a list of them) into a message dict (or a list)."""
-    return _parse_response(ResponseParser, text, prefix, tools)
-
-
-def parse_batch(
-    texts: Sequence[str], *, prefix: str | Sequence[str], tools: Sequence[Any] | None = None
-) -> list[dict[str, Any]]:
-    """Parse each text on its own: one outcome per text, in order, never raising for one text.
-
-    Each outcome is ``{"message": dict, "error": None}`` or ``{"message": None, "error":
-    {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
-    """
-    return _parse_batch(parse_response, texts, prefix, tools)
+parse_response = ResponseParser.parse_response
+parse_batch = ResponseParser.parse_batch
 
 
 # ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
@@ -425,11 +367,9 @@ class DeltaStream(OpenAIDeltaStream):
     _calls = (
         None,
         # 'tool_calls': sent whole once closed and checked: its json content can be rejected.
-        CallPlan(),
+        CallPlan(closes=True),
         None,
     )
-    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
-    _clear = (None, _FIRST_SCAN_IN_THINKING, None, None)
 
 
 # (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.

@@ -12,24 +12,13 @@ Needs only ``rtc.runtime`` and ``regex`` at run time.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_with, missing_key
-from rtc.runtime.tools import coerce_tool_calls, read_tools
-from rtc.runtime.engine import (
-    CompiledParser,
-    parse_once,
-    message,
-    prefix_state,
-    note_stall,
-    store_value,
-)
-from rtc.runtime.batch import parse_batch as _parse_batch
-from rtc.runtime.oneshot import parse_response as _parse_response
+from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -68,7 +57,9 @@ TEMPLATE: dict[str, Any] = {
     },
 }
 
-# Delimiter patterns, compiled like the reference compiles them (regex module, DOTALL).
+# ---- Delimiters: literals found with str.find (long text: by their rarest character first),
+# literal lists (literal, length, rarest character; longest first, the reference's order) and
+# patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # open 'tool_calls': pattern '(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096}...'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096})(?<!(?:^|\\n)[^\\[\\n]{0,4095})",
@@ -90,10 +81,6 @@ _CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|>)",
     re.ASCII | re.DOTALL,
 )
-
-# Named groups of the open patterns that pass captures on, by number (the one-shot pass reads
-# the groups of a match by number instead of building its groupdict()).
-_OPEN_TOOL_CALLS_GROUPS = tuple(_OPEN_TOOL_CALLS.groupindex.items())
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': value_parser: string_delims "'"..."'"
@@ -143,209 +130,106 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
     return content
 
 
-# ---- Scanners: one per parser state ----
-# Each returns (hold, start, end, target, match): the best committable delimiter (start, end,
-# target = field index to open, -2 = close the current region, -1 = none), chosen like the
-# reference (earliest start, then longest, then open before close and field name: the rank),
-# and where pending delimiter text begins (hold). Single literals are looked at first: once a
-# candidate is known, later literals only need to be searched up to where it starts.
-# At the end of the stream the text no longer changes: each delimiter's leftmost match is
-# found as its comment says, and remembered in `memo` (search position, start, ...) while it
-# is still ahead.
+# ---- Parser states ----
+# Per state, _scan_ searches while streaming (partial mode: a match may still be incomplete) and
+# returns (hold, start, end, target, match); _eos_ searches at the end of the stream and returns
+# (start, end, target, match). The candidate is the best committable delimiter (target = the
+# field index to open, -2 = close the current region, -1 = none), chosen like the reference
+# (earliest start, then longest, then open before close and field name: the rank); hold is where
+# pending delimiter text begins. At the end of the stream the text no longer changes: each
+# result is remembered in `memo` (search position, start, ...) while it is still ahead.
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
-    if eos:
-        # open 'tool_calls': pattern '(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096}...': the regex module
-        r = memo[0]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _OPEN_TOOL_CALLS.search(buf, pos)
-            r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0:
+    # open 'tool_calls': pattern '(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096}...'
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        else:
             start, end, target, found, rank = i, j, 0, m, 0
-        # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*': the regex module (its re twin)
-        r = memo[1]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = _CLOSE_CONTENT_RE.search(buf, pos)
-            r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0 and (
+    # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*'
+    m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i < hold:
+                hold = i
+        elif (
             target == -1
             or i < start
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 1
-    else:
-        # open 'tool_calls': pattern '(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096}...'
-        m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, 0, m, 0
-        # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*'
-        m = _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1
     return hold, start, end, target, found
+
+
+def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
+    n = len(buf)
+    start = end = target = rank = -1
+    found = None
+    # open 'tool_calls': pattern '(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096}...': the regex module
+    r = memo[0]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _OPEN_TOOL_CALLS.search(buf, pos)
+        r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0:
+        start, end, target, found, rank = i, j, 0, m, 0
+    # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*': the regex module (its re twin)
+    r = memo[1]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = _CLOSE_CONTENT_RE.search(buf, pos)
+        r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i >= 0 and (
+        target == -1
+        or i < start
+        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+    ):
+        start, end, target, found, rank = i, j, -2, None, 1
+    if start >= n:
+        # Nothing is pending at the end of the stream: the reference's hold is the end of the
+        # text, and an empty match found there is not taken.
+        target = -1
+    return start, end, target, found
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int, eos: bool, memo: Any) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
-    hold = n
-    start = end = target = rank = -1
-    found = None
-    if eos:
-        # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...': the regex module (its re twin on ASCII text)
-        r = memo[2]
-        if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-            m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
-            r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-        i, j, m = r[1], r[2], r[3]
-        if i >= 0:
-            start, end, target, found, rank = i, j, -2, None, 0
-    else:
-        # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...'
-        m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
-        if m is not None:
-            i, j = m.span()
-            if m.partial or j == n:
-                if i < hold:
-                    hold = i
-            elif (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 0
-    if target != -1 and start >= hold:
-        # An earlier or co-located pending delimiter may still turn out to be the real one.
-        target = -1
-    return hold, start, end, target, found
+    # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...'
+    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+    if m is None:
+        return n, -1, -1, -1, None
+    i, j = m.span()
+
+    if m.partial or j == n:
+        return i, -1, -1, -1, None
+    return n, i, j, -2, None
 
 
-# ---- One-shot parsing: one pass to the end of the stream ----
-# parse_response() runs this instead of feed() + finalize() (exact for this template: see
-# _whole_pass_exact). Each state's end-of-stream search is the scanner's above, inline; each
-# region closes straight into the message; no events, and the region state stays in locals.
-def _run_to_end(
-    buf: str,
-    pos: int,
-    cur: int,
-    opened: bool,
-    head: str,
-    captures: dict[str, str],
-    out: dict[str, Any],
-    tools: dict[str, dict[str, Any]],
-) -> None:
+def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
-    memo: list[Any] = [None] * 3
-    stalled = None
-    while True:
-        start = end = target = rank = -1
-        found = groups = None
-        if cur == 0:
-            # Inside 'tool_calls': only its close is watched.
-            # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...': the regex module (its re twin on ASCII text)
-            r = memo[2]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
-                r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0:
-                start, end, target, found, rank = i, j, -2, None, 0
-        else:
-            # Outside explicit regions: the implicit field 'content'.
-            # open 'tool_calls': pattern '(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096}...': the regex module
-            r = memo[0]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _OPEN_TOOL_CALLS.search(buf, pos)
-                r = memo[0] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0:
-                start, end, target, found, rank = i, j, 0, m, 0
-                groups = _OPEN_TOOL_CALLS_GROUPS
-            # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*': the regex module (its re twin)
-            r = memo[1]
-            if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-                m = _CLOSE_CONTENT_RE.search(buf, pos)
-                r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
-            i, j, m = r[1], r[2], r[3]
-            if i >= 0 and (
-                target == -1
-                or i < start
-                or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-            ):
-                start, end, target, found, rank = i, j, -2, None, 1
-        if target != -1 and start >= n:
-            target = -1  # an empty match at the very end is never taken (as in the reference)
-        if target == -1:
-            stop = n
-        else:
-            if end <= pos:  # a commit that consumes nothing (see CompiledParser._process)
-                stalled = note_stall(stalled, (pos, cur, opened, head != ""))
-            stop = start
-        if stop > pos:
-            body = head + buf[pos:stop] if head else buf[pos:stop]
-            opened = True
-        else:
-            body = head
-        if opened:
-            # Close the current region: its value, typed by the tools, into the message.
-            if cur == 0:
-                value = _finish_tool_calls(body, captures)
-                if tools and isinstance(value, (list, dict)):
-                    value = coerce_tool_calls(value, tools)
-                out.setdefault("tool_calls", []).append(value)
-            else:
-                value = _finish_content(body, captures)
-                store_value(out, "content", 2, "", value)
-        if target == -1:
-            return
-        had_text = opened
-        pos = end
-        head = ""
-        if target >= 0:
-            cur = target
-            # The open match's named groups that took part, read by their numbers.
-            if found is None:
-                captures = {}
-            else:
-                ((k, g),) = groups  # its one group name
-                v = found[g]
-                captures = {} if v is None else {k: v}
-            opened = True
-        else:
-            cur = 1
-            captures = {}
-            opened = False
-            if not had_text and start == end:
-                return  # a zero-width close of a region that never opened stops the pass
+    # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...': the regex module (its re twin on ASCII text)
+    r = memo[2]
+    if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
+        m = (_CLOSE_TOOL_CALLS_RE if buf.isascii() else _CLOSE_TOOL_CALLS).search(buf, pos)
+        r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
+    i, j, m = r[1], r[2], r[3]
+    if i < 0 or i >= n:
+        return -1, -1, -1, None  # (an empty match at the very end is not taken)
+    return i, j, -2, None
 
 
 class ResponseParser(CompiledParser):
@@ -360,70 +244,31 @@ class ResponseParser(CompiledParser):
     _store = (1, 2)
     _joins = (None, "")
     _required = ()
-    _default_keys = frozenset(["role"])
+    _defaults = {"role": "assistant"}
     _implicit = 1
-    # Indexed by current field + 1 (0: the null sink).
-    _scanners = (_scan_outside, _scan_in_tool_calls, _scan_outside)
+    # Per region: the current field + 1 (0: outside explicit regions, the null sink).
+    _scan = (_scan_outside, _scan_in_tool_calls, _scan_outside)
+    _eos = (_eos_outside, _eos_in_tool_calls, _eos_outside)
+    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    _fasts = (
+        None,  # outside: some delimiter has no known characters
+        None,  # in_tool_calls: some delimiter has no known characters
+        None,  # outside: some delimiter has no known characters
+    )
+    _memo_size = 3
+    # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
+    _may_stall = True
     # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
     _context = None
-    _memo_size = 3
-    # parse_response() may run one end-of-stream pass instead of feed() + finalize()
+    # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
-    _run_to_end = staticmethod(_run_to_end)
-
-    @staticmethod
-    def _new_output() -> dict[str, Any]:
-        return {"role": "assistant"}
-
-    # Keep the prefix after the last non-overlapping start anchor: literal '<|start_header_id|>assistant<|end_header_id|>\n\n'
-    @staticmethod
-    def _truncate(prefix: str) -> str:
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
-        last = -1
-        # No two occurrences of the anchor literals can overlap, so every occurrence is a
-        # match and the last match is the last occurrence.
-        for literal in ["<|start_header_id|>assistant<|end_header_id|>\n\n"]:
-            i = prefix.rfind(literal)
-            if i >= 0 and i + len(literal) > last:
-                last = i + len(literal)
-        return prefix if last < 0 else prefix[last:]
+    # The prompt is read after the last match of the start anchor: literal '<|start_header_id|>assistant<|end_header_id|>\n\n'
+    # (No two occurrences of these literals can overlap: the last one is the last match.)
+    _anchor = ("<|start_header_id|>assistant<|end_header_id|>\n\n",)
 
 
-def parse_response(
-    text: str | list[str],
-    *,
-    prefix: str | list[str] | None = None,
-    tools: Sequence[Any] | None = None,
-) -> Any:
-    """Parse a complete generation (or a list of them) into a message dict (or a list)."""
-    if text.__class__ is str and prefix.__class__ is str:
-        # The usual call: rtc.runtime.engine.parse_once's steps written out, in its order (the
-        # tools read, the message begun, the prefix cut at its anchor and what follows the
-        # anchor passed in partial mode, then one pass to the end of the stream).
-        read = read_tools(tools)
-        out = {"role": "assistant"}
-        truncated = ResponseParser._truncate(prefix) if prefix else ""
-        if truncated:
-            pos, cur, opened, parts, captures = prefix_state(ResponseParser, truncated, out, read)
-            _run_to_end(truncated + text, pos, cur, opened, "".join(parts), captures, out, read)
-        else:
-            _run_to_end(text, 0, 1, False, "", {}, out, read)
-        return message(ResponseParser, out)
-    if text.__class__ is str:
-        return parse_once(ResponseParser, text, prefix, tools)
-    return _parse_response(ResponseParser, text, prefix, tools)
-
-
-def parse_batch(
-    texts: Sequence[str], *, prefix: str | Sequence[str], tools: Sequence[Any] | None = None
-) -> list[dict[str, Any]]:
-    """Parse each text on its own: one outcome per text, in order, never raising for one text.
-
-    Each outcome is ``{"message": dict, "error": None}`` or ``{"message": None, "error":
-    {"type": "ValueError", "message": "..."}}``; ``prefix`` is one string or one per text.
-    """
-    return _parse_batch(parse_response, texts, prefix, tools)
+parse_response = ResponseParser.parse_response
+parse_batch = ResponseParser.parse_batch
 
 
 # ---- OpenAI chat-completion deltas (rtc.runtime.openai) ----
@@ -442,11 +287,9 @@ class DeltaStream(OpenAIDeltaStream):
     # Tool-call fields: how early their calls can be sent.
     _calls = (
         # 'tool_calls': sent whole once closed and checked: its value parser can fail.
-        CallPlan(),
+        CallPlan(closes=True),
         None,
     )
-    # The parser's fast-path test of each region, by field index + 1 (see ResponseParser.feed).
-    _clear = (None, None, None)
 
 
 # (message, finish_reason, problems) of a whole generation: what a DeltaStream fed it accumulates.

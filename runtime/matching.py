@@ -15,6 +15,10 @@ SPACE_CHARS = frozenset(
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
+# The same characters as one string: `str.rstrip(SPACE_STR)` removes a trailing run of them
+# (the fast path of feed() holds back such a run, the possible start of a \s*-led delimiter).
+SPACE_STR = "".join(sorted(SPACE_CHARS))
+
 # The whitespace run after a literal, as the regex module reads `\s*` (a subset of what
 # str.isspace() accepts, so `isspace()` is a cheap test before matching it): those characters
 # written out for Python's re, whose own \s also takes \x1c-\x1f, and which matches a short

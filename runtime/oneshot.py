@@ -1,38 +1,162 @@
-"""``parse_response`` for generated modules: one text, or a batch (a declared extension)."""
+"""One-shot parsing (a module's ``parse_response``), and what a parse starts and ends with.
+
+``parse_response(text, template, prefix=...)`` in the reference is one ``feed(text)`` and
+``finalize()``. Where the compiler proved that one end-of-stream pass commits exactly what a
+partial pass followed by it commits (``_whole_pass_exact``), the text is read in that one pass,
+with no events; otherwise by ``feed`` and ``finalize``. Either way the prefix's text after the
+start anchor is read on its own first, in partial mode, as the reference reads it (a look-ahead
+there must not see the generation); what that pass leaves is remembered per template and text
+when no region closed in it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import copy
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from .engine import CompiledParser, parse_once
+from .loop import run
+
+if TYPE_CHECKING:
+    from .engine import CompiledParser
+
+NO_PREFIX = (
+    "a prefix is required: pass the chat prompt sent to the model before generation "
+    "(chat templates often pre-write part of the assistant message, e.g. an opening <think>), "
+    'or prefix="" to opt out explicitly'
+)
+
+_IMMUTABLE = (str, int, float, bool, type(None))
 
 
-def parse_one(
-    parser_cls: type[CompiledParser], text: Any, prefix: Any, tools: Sequence[Any] | None
-) -> dict[str, Any]:
-    if parser_cls._whole_pass_exact:
-        return parse_once(parser_cls, text, prefix, tools)
-    parser = parser_cls(prefix, tools=tools)
-    parser.feed(text)
-    return parser.finalize()[0]
+def copier(defaults: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    """What makes a fresh copy of the template's defaults for each parse: deep, as the
+    reference copies them, where a value is a list or dict; else a flat copy is the same."""
+    for value in defaults.values():
+        if value.__class__ not in _IMMUTABLE:
+            return partial(copy.deepcopy, defaults)
+    return defaults.copy
 
 
-def parse_response(
-    parser_cls: type[CompiledParser], text: Any, prefix: Any, tools: Sequence[Any] | None
-) -> Any:
-    """Exactly the reference's one feed + finalize for a string; a list of texts is a batch."""
-    if not isinstance(text, list):
-        return parse_one(parser_cls, text, prefix, tools)
-    if prefix is None:
-        parser_cls(None)  # raises the reference's ValueError about the missing prefix
-    if isinstance(prefix, list):
-        if len(prefix) != len(text):
+def truncate(anchor: Any, prefix: Any) -> str:
+    """The prefix after the end of the last non-overlapping match of the start anchor (all of
+    it when there is none). ``anchor``: a tuple of literals no two occurrences of which can
+    overlap (then every occurrence is a match, and the last match is the occurrence that starts
+    last), one literal (found again and again), or a compiled pattern."""
+    if not isinstance(prefix, str):
+        raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
+    last = -1
+    if anchor.__class__ is tuple:
+        for literal in anchor:
+            i = prefix.rfind(literal)
+            if i >= 0 and i + len(literal) > last:
+                last = i + len(literal)
+    elif anchor.__class__ is str:
+        i = prefix.find(anchor)
+        while i != -1:
+            last = i + len(anchor)
+            i = prefix.find(anchor, last)
+    else:
+        for m in anchor.finditer(prefix):
+            last = m.end()
+    return prefix if last < 0 else prefix[last:]
+
+
+def drop_empty(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any]:
+    """The message without keys that are not defaults and hold None or an empty str, list or
+    dict (usually there are none, and the dict, made for this parse alone, is returned)."""
+    keep = cls._defaults
+    for k, v in out.items():
+        if not v and k not in keep and (v is None or isinstance(v, (list, dict, str))):
+            break
+    else:
+        return out
+    return {
+        k: v
+        for k, v in out.items()
+        if k in keep or not (v is None or (not v and isinstance(v, (list, dict, str))))
+    }
+
+
+def message(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any]:
+    """The final message: required fields checked, empty non-default values dropped."""
+    required = cls._required
+    if required:
+        missing = [name for name in required if name not in out]
+        if missing:
             raise ValueError(
-                f"batch of {len(text)} texts but {len(prefix)} prefixes: pass one prefix per "
+                f"Required response_template fields missing from parsed output: {missing}"
+            )
+    keep = cls._defaults
+    for k, v in out.items():
+        if not v and k not in keep and (v is None or isinstance(v, (list, dict, str))):
+            return drop_empty(cls, out)
+    return out  # nothing to drop (the usual case): the dict, made for this parse alone
+
+
+# What the partial-mode pass over a truncated prefix left, by parser class and that text, for
+# prefixes in which no region closed. That pass is a pure function of the two: the scanners
+# depend only on the text, and with no close nothing is stored, no content parser runs and the
+# tools are never read. So a cached state is exactly what running the pass again would give.
+# This is how a prefilled prompt (`<think>\n` after the anchor) costs one pass. Bounded: short
+# prefixes, a few entries.
+_PREFIX_STATES: dict[
+    tuple[type[CompiledParser], str], tuple[int, int, bool, tuple[str, ...], dict[str, str]]
+] = {}
+MAX_KNOWN_PREFIX = 256
+MAX_KNOWN_PREFIXES = 256
+
+
+def read_prefix(p: CompiledParser, truncated: str) -> None:
+    """Run a new parser's partial-mode pass over the truncated prefix, or restore what it left
+    (values closed in it go into the parser's message)."""
+    cls = p.__class__
+    p._buf = truncated
+    known = _PREFIX_STATES.get((cls, truncated))
+    if known is not None:
+        p._pos, p.region, p._opened, parts, captures = known
+        p._parts = list(parts)
+        p._captures = dict(captures)
+        return
+    events: list[dict[str, Any]] = []
+    run(p, False, events)
+    if len(truncated) <= MAX_KNOWN_PREFIX and not any(e["type"] == "region_close" for e in events):
+        if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
+            _PREFIX_STATES.clear()
+        state = (p._pos, p.region, p._opened, tuple(p._parts), dict(p._captures))
+        _PREFIX_STATES[cls, truncated] = state
+
+
+def feed_and_finalize(
+    cls: type[CompiledParser], text: Any, prefix: Any, tools: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The reference's ``parse_response`` for a template whose one-shot parsing cannot take
+    one pass: a parser fed the text, then finalized."""
+    p = cls.__new__(cls)
+    p._start(tools, None)
+    p.initial_events = []
+    p._read_prefix(prefix)
+    p.feed(text)
+    return p.finalize()[0]
+
+
+def parse_list(
+    cls: type[CompiledParser], texts: list[Any], prefix: Any, tools: Sequence[Any] | None
+) -> list[dict[str, Any]]:
+    """A batch (a declared extension): each text parsed with its prefix, the first failure
+    raising."""
+    if prefix is None:
+        raise ValueError(NO_PREFIX)
+    if isinstance(prefix, list):
+        if len(prefix) != len(texts):
+            raise ValueError(
+                f"batch of {len(texts)} texts but {len(prefix)} prefixes: pass one prefix per "
                 "text, or a single prefix for all"
             )
         prefixes = prefix
     else:
-        prefixes = [prefix] * len(text)
-    return [parse_one(parser_cls, t, p, tools) for t, p in zip(text, prefixes, strict=True)]
+        prefixes = [prefix] * len(texts)
+    return [
+        cls.parse_response(t, prefix=p, tools=tools) for t, p in zip(texts, prefixes, strict=True)
+    ]

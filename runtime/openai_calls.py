@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .engine import STORE_SET
+from .engine import FieldInfo
+from .loop import STORE_SET
+from .openai_text import problem
 from .tools import coerce, schema_types
 
 __all__ = [
@@ -22,7 +25,6 @@ __all__ = [
     "arguments_text",
     "calls_in",
     "may_raise_typing",
-    "problem",
 ]
 
 
@@ -46,6 +48,9 @@ class CallPlan(NamedTuple):
     name_group: str | None = None
     params: Any = None
     param_end: str = ""
+    # The field has a close delimiter: a call the end of the generation closed was cut off (a
+    # "truncated" problem).
+    closes: bool = False
 
 
 def arguments_text(arguments: Any) -> str:
@@ -147,63 +152,101 @@ class ParamPieces:
         return pieces
 
 
-def problem(kind: str, field: str | None, message: str, **extra: Any) -> dict[str, Any]:
-    return {"type": kind, "field": field, "message": message, **extra}
-
-
 class CallDeltas:
-    """The tool-call half of ``OpenAIDeltaStream`` (which holds the state in its slots)."""
+    """The tool calls of one generation: their deltas, ``index`` from 0 without gaps, and
+    the calls sent (``sent``). ``field`` is the tool-call field whose region is open (-1:
+    none); ``pieces`` its parameters, when they are sent one at a time."""
 
-    __slots__ = ()
+    __slots__ = (
+        "sent",
+        "field",
+        "pieces",
+        "_announced",
+        "_plans",
+        "_fields",
+        "_tools",
+        "_ids",
+        "_raise",
+        "_had",
+        "_problems",
+        "_content",
+    )
 
-    # Provided by OpenAIDeltaStream.
-    _p: Any
-    _parser: Any
-    _calls: tuple[CallPlan | None, ...]
-    _raise: bool
-    _ids: Any
-    _sent_calls: list[dict[str, Any]]
-    _call_field: int
-    _had: list[bool]
-    _announced: int | None
-    _pieces: ParamPieces | None
-    _content: list[str]
-    problems: list[dict[str, Any]]
+    def __init__(
+        self,
+        plans: tuple[CallPlan | None, ...],
+        fields: tuple[FieldInfo, ...],
+        tools: dict[str, dict[str, Any]],
+        ids: Callable[[], str] | None,
+        raise_errors: bool,
+        problems: list[dict[str, Any]],
+        content: list[str],
+    ) -> None:
+        self._plans = plans
+        self._fields = fields
+        self._tools = tools
+        self._ids = ids
+        self._raise = raise_errors
+        self._problems = problems
+        self._content = content  # refused regions' text is sent as content
+        self._had = [False] * len(fields)
+        self.sent: list[dict[str, Any]] = []
+        self.field = -1
+        self._announced: int | None = None
+        self.pieces: ParamPieces | None = None
 
-    def _open_call(self, i: int, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        self._call_field = i
-        plan = self._calls[i]
+    def handles(self, i: int) -> bool:
+        return self._plans[i] is not None
+
+    @property
+    def announced(self) -> int | None:
+        """The index of the call sent at its opening whose region is still open."""
+        return self._announced
+
+    def open(self, i: int, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self.field = i
+        plan = self._plans[i]
         assert plan is not None
         if not plan.announce:
             return  # sent whole once it has closed and its value is a call
         name = plan.name
         if name is None:
             name = event["captures"].get(plan.name_group)
-        tools = self._p._tools
-        if not isinstance(name, str) or may_raise_typing(tools, name):
+        if not isinstance(name, str) or may_raise_typing(self._tools, name):
             return  # typing by this tool's schema can raise: the call is sent whole
-        self._announced = len(self._sent_calls)
+        self._announced = len(self.sent)
         out.append(self._new_call(name, ""))
         if plan.params is not None:
-            self._pieces = ParamPieces(plan, tools.get(name))
+            self.pieces = ParamPieces(plan, self._tools.get(name))
 
-    def _close_call(self, i: int, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    def close(self, i: int, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         calls = calls_in(event["value"])
-        index, pieces = self._announced, self._pieces
-        self._reset_call()
-        if self._had[i] and self._parser._store[i] == STORE_SET:
-            name = self._parser._names[i]
-            self.problems.append(
+        index, pieces = self._announced, self.pieces
+        self.reset()
+        info = self._fields[i]
+        plan = self._plans[i]
+        assert plan is not None
+        if plan.closes and not event["closed"] and calls is not None:
+            self._problems.append(
+                problem(
+                    "truncated",
+                    info.name,
+                    "the generation ended inside a call (its close delimiter never came): "
+                    "its arguments may be incomplete",
+                )
+            )
+        if self._had[i] and info.store == STORE_SET:
+            self._problems.append(
                 problem(
                     "repeated",
-                    name,
-                    f"field {name!r} occurs again: its calls are all sent (the reference keeps "
-                    "only the last region's)",
+                    info.name,
+                    f"field {info.name!r} occurs again: its calls are all sent (the reference "
+                    "keeps only the last region's)",
                 )
             )
         self._had[i] = self._had[i] or bool(calls)
         if index is not None:
-            call = self._sent_calls[index]["function"]
+            call = self.sent[index]["function"]
             if pieces is not None:
                 texts = pieces.rest()
                 exact = calls is not None and json.loads(pieces.sent) == calls[0][1]
@@ -213,53 +256,52 @@ class CallDeltas:
             same = calls is not None and len(calls) == 1 and calls[0][0] == call["name"]
             if not (exact and same):
                 # Cannot happen (the compiler proved the call cannot differ); reported, not hidden.
-                self.problems.append(
-                    problem("internal", self._parser._names[i], "announced call changed")
-                )
+                self._problems.append(problem("internal", info.name, "announced call changed"))
             for text in texts:
                 if text:
                     call["arguments"] += text
                     out.append({"tool_calls": [{"index": index, "function": {"arguments": text}}]})
             return
         if calls is None:
-            name = self._parser._names[i]
             if self._raise:
                 raise ValueError(
-                    f"field {name!r}: the value of a tool-call region is not a call (a dict "
-                    "whose 'function' is a dict with a string 'name')"
+                    f"field {info.name!r}: the value of a tool-call region is not a call (a "
+                    "dict whose 'function' is a dict with a string 'name')"
                 )
-            refused = problem("rejected", name, "the value of a tool-call region is not a call")
-            self._refuse(event["raw"], refused, out)
+            refused = problem(
+                "rejected", info.name, "the value of a tool-call region is not a call"
+            )
+            self.refuse(event["raw"], refused, out)
             return
         for name, arguments in calls:
             out.append(self._new_call(name, arguments_text(arguments)))
 
-    def _reject(self, i: int, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    def reject(self, i: int, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """A region the reference would refuse (its close raised): its raw text is content."""
-        name = self._parser._names[i]
-        if i == self._call_field:
+        name = self._fields[i].name
+        if i == self.field:
             if self._announced is not None:
                 # Cannot happen (the compiler proved the call cannot be rejected).
-                self.problems.append(problem("internal", name, "announced call rejected"))
-            self._reset_call()
+                self._problems.append(problem("internal", name, "announced call rejected"))
+            self.reset()
         error = event["error"]
         refused = problem(
             "rejected", name, f"{type(error).__name__}: {error}", error=type(error).__name__
         )
-        self._refuse(event["raw"], refused, out)
+        self.refuse(event["raw"], refused, out)
 
-    def _refuse(self, raw: str, refused: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    def refuse(self, raw: str, refused: dict[str, Any], out: list[dict[str, Any]]) -> None:
         refused["message"] += "; its text was sent as content" if raw else ""
-        self.problems.append(refused)
+        self._problems.append(refused)
         if raw:
             out.append({"content": raw})
             self._content.append(raw)
 
-    def _arguments(self, pieces: list[str]) -> list[dict[str, Any]]:
+    def arguments(self, pieces: list[str]) -> list[dict[str, Any]]:
         """One delta per completed parameter of the announced call."""
         index = self._announced
         assert index is not None
-        function = self._sent_calls[index]["function"]
+        function = self.sent[index]["function"]
         out = []
         for text in pieces:
             function["arguments"] += text
@@ -267,16 +309,16 @@ class CallDeltas:
         return out
 
     def _new_call(self, name: str, arguments: str) -> dict[str, Any]:
-        index = len(self._sent_calls)
+        index = len(self.sent)
         call_id = self._ids() if self._ids is not None else "call_" + secrets.token_hex(12)
         if not isinstance(call_id, str):
             raise TypeError(f"id_factory() must return a str, got {type(call_id).__name__}")
         function = {"name": name, "arguments": arguments}
-        self._sent_calls.append({"id": call_id, "type": "function", "function": dict(function)})
+        self.sent.append({"id": call_id, "type": "function", "function": dict(function)})
         entry = {"index": index, "id": call_id, "type": "function", "function": function}
         return {"tool_calls": [entry]}
 
-    def _reset_call(self) -> None:
-        self._call_field = -1
+    def reset(self) -> None:
+        self.field = -1
         self._announced = None
-        self._pieces = None
+        self.pieces = None

@@ -10,125 +10,161 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import STORE_JOIN
-from .openai_calls import problem
+from .engine import FieldInfo
+from .loop import STORE_JOIN
 
-__all__ = ["TextDeltas"]
+__all__ = ["TextDeltas", "problem"]
+
+
+def problem(kind: str, field: str | None, message: str, **extra: Any) -> dict[str, Any]:
+    """One entry of a stream's ``problems``."""
+    return {"type": kind, "field": field, "message": message, **extra}
 
 
 class TextDeltas:
-    """The text half of ``OpenAIDeltaStream`` (which holds the state in its slots)."""
+    """The streamed text fields of one generation: their deltas and what they accumulate.
 
-    __slots__ = ()
+    ``cur`` is the field whose occurrence is being streamed (-2: none); ``add`` turns its
+    committed text into deltas. ``content`` and ``reasoning`` hold every piece sent.
+    """
 
-    # Provided by OpenAIDeltaStream.
-    _parser: Any
-    _roles: tuple[str | None, ...]
-    _strip: tuple[bool, ...]
-    _keys: tuple[Any, ...]
-    _tcur: int
-    _tkey: Any
-    _tprobe: Any
-    _clear: tuple[Any, ...]
-    _tstrip: bool
-    _tstarted: bool
-    _theld: str
-    _tplain: bool
-    _content: list[str]
-    _reasoning: list[str]
-    _had: list[bool]
-    _joined: set[int]
-    _last_text_field: dict[str, int]
-    problems: list[dict[str, Any]]
+    __slots__ = (
+        "cur",
+        "key",
+        "plain",
+        "content",
+        "reasoning",
+        "_fields",
+        "_roles",
+        "_keys",
+        "_strip",
+        "_stripping",
+        "_started",
+        "_held",
+        "_had",
+        "_joined",
+        "_last_field",
+        "_problems",
+    )
 
-    def _say(self, key: Any, text: str) -> dict[str, Any]:
-        return {key: text} if key.__class__ is str else dict.fromkeys(key, text)
+    def __init__(
+        self,
+        fields: tuple[FieldInfo, ...],
+        roles: tuple[str | None, ...],
+        keys: tuple[Any, ...],
+        strip: tuple[bool, ...],
+        problems: list[dict[str, Any]],
+    ) -> None:
+        self._fields = fields
+        self._roles = roles
+        self._keys = keys  # by field: the delta key(s) of a streamed text field, else None
+        self._strip = strip
+        self._problems = problems
+        self.cur = -2
+        self.key: Any = None
+        # The occurrence's text goes out as it comes: not stripped, one key.
+        self.plain = False
+        self._stripping = self._started = False
+        self._held = ""
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self._had = [False] * len(fields)  # a text field already has non-empty text
+        self._joined: set[int] = set()  # join fields with a previous value (a separator is due)
+        self._last_field: dict[str, int] = {}
 
-    def _defaults(self, out: list[dict[str, Any]]) -> None:
+    def streams(self, i: int) -> bool:
+        return self._keys[i] is not None
+
+    def defaults(self, defaults: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """A string default of a streamed text field is its first value (a join separator
         follows it): sent before anything else."""
-        defaults = self._parser._new_output()
         for i, key in enumerate(self._keys):
-            value = defaults.get(self._parser._names[i])
+            value = defaults.get(self._fields[i].name)
             if key is None or not isinstance(value, str):
                 continue
-            if self._parser._store[i] == STORE_JOIN:
+            if self._fields[i].store == STORE_JOIN:
                 self._joined.add(i)
             if value:
-                out.append(self._say(key, value))
+                out.append(_say(key, value))
                 self._add_text(i, value)
 
-    def _open_text(self, i: int, out: list[dict[str, Any]]) -> None:
+    def open(self, i: int, out: list[dict[str, Any]]) -> None:
+        """An occurrence of field ``i`` begins."""
         key = self._keys[i]
-        self._tcur = i
-        self._tkey = key
-        self._tprobe = self._clear[i + 1]
-        self._tstrip = strip = self._strip[i]
-        self._tstarted = not strip
-        self._theld = ""
-        self._tplain = not strip and key.__class__ is str
+        self.cur = i
+        self.key = key
+        self._stripping = strip = self._strip[i]
+        self._started = not strip
+        self._held = ""
+        self.plain = not strip and key.__class__ is str
         if i in self._joined:
-            separator = self._parser._joins[i]
+            separator = self._fields[i].join
             if separator:
-                out.append(self._say(key, separator))
-                (self._content if self._roles[i] == "content" else self._reasoning).append(
-                    separator
-                )
+                out.append(_say(key, separator))
+                self._pieces(i).append(separator)
 
-    def _text(self, text: str) -> list[dict[str, Any]]:
-        """Deltas for committed text of the current text occurrence."""
-        if self._tplain and not text[-1].isspace():
-            return [{self._tkey: text}]
-        if self._tstrip:
-            if not self._tstarted:
+    def add(self, text: str) -> list[dict[str, Any]]:
+        """Deltas for committed text of the current occurrence."""
+        if self.plain and not text[-1].isspace():
+            return [{self.key: text}]
+        if self._stripping:
+            if not self._started:
                 text = text.lstrip()
                 if not text:
                     return []
-                self._tstarted = True
-            if self._theld:
-                text = self._theld + text
+                self._started = True
+            if self._held:
+                text = self._held + text
             body = text.rstrip()
             if len(body) < len(text):
-                self._theld = text[len(body) :]
-                self._tplain = False
+                self._held = text[len(body) :]
+                self.plain = False
                 if not body:
                     return []
                 text = body
             else:
-                self._theld = ""
-                self._tplain = self._tkey.__class__ is str
-        key = self._tkey
-        return [{key: text}] if key.__class__ is str else [dict.fromkeys(key, text)]
+                self._held = ""
+                self.plain = self.key.__class__ is str
+        return [_say(self.key, text)]
 
-    def _close_text(self, i: int, value: str) -> None:
+    def close(self, i: int, value: str) -> None:
         """End of an occurrence; the text sent for it is exactly ``value``."""
-        self._tcur = -2
-        if self._parser._store[i] == STORE_JOIN:
+        self.cur = -2
+        info = self._fields[i]
+        if info.store == STORE_JOIN:
             self._joined.add(i)
         elif self._had[i]:
-            self.problems.append(
+            self._problems.append(
                 problem(
                     "repeated",
-                    self._parser._names[i],
-                    f"field {self._parser._names[i]!r} occurs again: its texts are "
-                    "concatenated (the reference keeps only the last one)",
+                    info.name,
+                    f"field {info.name!r} occurs again: its texts are concatenated (the "
+                    "reference keeps only the last one)",
                 )
             )
         self._add_text(i, value)
 
+    def _pieces(self, i: int) -> list[str]:
+        return self.content if self._roles[i] == "content" else self.reasoning
+
     def _add_text(self, i: int, value: str) -> None:
         role = self._roles[i]
+        assert role is not None
         if value:
-            other = self._last_text_field.get(role, i)
+            other = self._last_field.get(role, i)
             if other != i:
-                self.problems.append(
+                self._problems.append(
                     problem(
                         "repeated",
-                        self._parser._names[i],
-                        f"fields {self._parser._names[other]!r} and {self._parser._names[i]!r} "
+                        self._fields[i].name,
+                        f"fields {self._fields[other].name!r} and {self._fields[i].name!r} "
                         f"both stream into {role}: their texts are concatenated",
                     )
                 )
-            self._last_text_field[role] = i
+            self._last_field[role] = i
             self._had[i] = True
-        (self._content if role == "content" else self._reasoning).append(value)
+        self._pieces(i).append(value)
+
+
+def _say(key: Any, text: str) -> dict[str, Any]:
+    return {key: text} if key.__class__ is str else dict.fromkeys(key, text)

@@ -243,13 +243,15 @@ def run_stream(
 
 
 def without_fast_path(stream_class: Any) -> Any:
-    """The same stream with its fused fast path off: every chunk goes through the parser's
-    ``feed()`` and its events (the general path the fast path must agree with)."""
-    return type(
-        "Slow" + stream_class.__name__,
-        (stream_class,),
-        {"__slots__": (), "_clear": (None,) * len(stream_class._clear)},
+    """The same stream with the parser's fast path off: every chunk goes through the parser's
+    general ``feed()`` and its events (the general path the fast path must agree with)."""
+    parser = stream_class._parser
+    slow = type(
+        "Slow" + parser.__name__,
+        (parser,),
+        {"__slots__": (), "_fasts": (None,) * len(parser._fasts)},
     )
+    return type("Slow" + stream_class.__name__, (stream_class,), {"__slots__": (), "_parser": slow})
 
 
 def _reference_outcome(steps: Sequence[Step]) -> tuple[str, Any]:

@@ -1,13 +1,13 @@
-"""End-of-stream searches by delimiter shape, and the generated one-shot pass.
+"""Delimiter searches by shape, at the end of the stream and in partial mode; one-shot parsing.
 
-``rtc.compiler.lowering.eos`` finds some delimiters without the regex engine at the end of the
-stream (literal lists and alternations of literals with ``str.find``, ``L\\s*``, ``R|$``...),
-and literal lists in partial mode too (``matching.find_any`` / ``tail_any``). Each is checked
-against the ``regex`` module on random texts at every position, directly and through a compiled
-module's scanner (also with every search taken as long, as ``tests/reference.py`` forces it).
-The generated ``_run_to_end`` (one pass, everything inline) is checked against the runtime's
-general ``run_to_end`` (a scanner call per step) and against ``feed()`` + ``finalize()`` on
-random templates.
+``rtc.compiler.lowering.delimiters`` finds some delimiters without the regex engine (literal
+lists and alternations of literals with ``str.find``, ``L\\s*``, ``\\s*REST``, ``R|$``...), in
+both modes. Each shape is checked against the ``regex`` module on random texts at every
+position, through a compiled module's state functions: ``_eos_outside`` against the plain
+search (also with every search taken as long, as ``tests/reference.py`` forces it), and
+``_scan_outside`` against the partial search as the reference classifies it (complete-first,
+pending at the edge, the leftmost partial match held back). One-shot parsing (one end-of-stream
+pass where the compiler proved it exact) is checked against ``feed()`` + ``finalize()``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from rtc.compiler.prefilter import (
 )
 from rtc.compiler.rarity import rarest_index
 from rtc.runtime import matching
-from rtc.runtime.engine import run_to_end
 from rtc.runtime.matching import find_any, tail_any
 
 SETTINGS = settings(SETTINGS, max_examples=300)
@@ -155,12 +154,37 @@ def test_shaped_patterns_are_the_regex_search_at_the_end(
     memo = [None] * module.ResponseParser._memo_size
     with long_searches(module, long):
         for pos in range(len(buf) + 1):
-            _, start, end, target, _ = module._scan_outside(buf, pos, True, memo)
+            start, end, target, _ = module._eos_outside(buf, pos, memo)
             m = compiled.search(buf, pos)
-            # An empty match at the very end is never taken (the reference's veto).
-            want = None if m is None or m.start() >= len(buf) else m.span()
+            want = None if m is None else m.span()
             got = None if target == -1 else (start, end)
             assert got == want, (pattern, buf, pos)
+
+
+@SETTINGS
+@given(data=st.data(), words=TEXT)
+def test_shaped_patterns_are_the_partial_search(data: st.DataObject, words: list[str]) -> None:
+    """While streaming, a shaped delimiter (found with str.find, literal_tail, the whitespace
+    before it...) is classified as the reference classifies the regex module's partial search:
+    a complete match is committed unless it ends at the buffer's end (a pattern may still
+    grow) or starts at or after a pending one; else its leftmost partial match is held."""
+    pattern = data.draw(st.composite(lambda draw: _shaped(draw))(), label="pattern")
+    template = {"start_anchor": "<A>", "fields": {"c": {"close_pattern": pattern}}}
+    module = load(template)
+    compiled = regex.compile(pattern, regex.DOTALL)
+    buf = "".join(words)
+    n = len(buf)
+    for pos in range(n + 1):
+        hold, start, end, target, _ = module._scan_outside(buf, pos)
+        m = compiled.search(buf, pos, partial=True)
+        if m is None:
+            want: Any = (n, None)
+        elif m.partial or m.end() == n:
+            want = (m.start(), None)
+        else:
+            want = (n, m.span())
+        got = (hold, None if target == -1 else (start, end))
+        assert got == want, (pattern, buf, pos)
 
 
 def test_shapes_are_recognised() -> None:
@@ -198,11 +222,10 @@ def test_generated_module_names_how_each_delimiter_is_searched() -> None:
     assert ", or the empty match at the end" in source
     assert "open 'x': literals ['<x>', '<xx>', '[X]']: str.find of each literal" in source
     assert '_OPEN_X_LITERALS = (\n    ("<xx>", 4, 3),\n    ("<x>", 3, 2),\n' in source
-    assert "_CLOSE_T_PATTERN = regex.compile(" in source
-    assert "def _run_to_end(" in source
+    assert "def _eos_outside(" in source and "def _scan_outside(" in source
 
 
-# --- the generated pass against the general one --------------------------------------------
+# --- one-shot parsing against feed() + finalize() ------------------------------------------
 
 
 def _outcome(fn: Any) -> Any:
@@ -214,27 +237,16 @@ def _outcome(fn: Any) -> Any:
 
 @SETTINGS
 @given(data=st.data(), long=st.booleans())
-def test_generated_pass_is_the_general_pass(data: st.DataObject, long: bool) -> None:
-    """From a fresh parser's state: the module's _run_to_end stores what run_to_end stores
-    (the same values, key order and exception), and parse_response answers what one
-    feed() + finalize() answers."""
+def test_one_shot_is_feed_and_finalize(data: st.DataObject, long: bool) -> None:
+    """parse_response answers what one feed() + finalize() answers (one end-of-stream pass
+    where the compiler proved it exact, both otherwise)."""
     plan = data.draw(template_plans(), label="plan")
     try:
         module = load(copy.deepcopy(plan.template))
     except (ValueError, TypeError):
-        return  # rejected templates have no pass
+        return  # rejected templates have no parser
     cls = module.ResponseParser
-    if cls._run_to_end is None:
-        return
     text = data.draw(texts(plan), label="text")
-
-    def run(general: bool) -> Any:
-        out = cls._new_output()
-        if general:
-            run_to_end(cls, text, 0, cls._implicit, False, [], {}, out, {})
-        else:
-            cls._run_to_end(text, 0, cls._implicit, False, "", {}, out, {})
-        return out
 
     def streamed() -> Any:
         parser = cls("")
@@ -242,7 +254,6 @@ def test_generated_pass_is_the_general_pass(data: st.DataObject, long: bool) -> 
         return parser.finalize()[0]
 
     with long_searches(module, long):
-        assert _outcome(lambda: run(False)) == _outcome(lambda: run(True)), text
         assert _outcome(lambda: module.parse_response(text, prefix="")) == _outcome(streamed)
 
 
@@ -269,15 +280,13 @@ def test_a_bounded_search_does_not_remember_a_match_cut_short(long: bool, more: 
         assert module.parse_response(text, prefix="") == {"rest": "q"}
 
 
-@pytest.mark.parametrize("fields", [1, 65])
-def test_big_templates_keep_the_general_pass(fields: int) -> None:
+def test_big_templates_parse() -> None:
     template = {
         "start_anchor": "<A>",
-        "fields": {f"f{i}": {"open": f"<{i}>", "close": f"</{i}>"} for i in range(fields)},
+        "fields": {f"f{i}": {"open": f"<{i}>", "close": f"</{i}>"} for i in range(65)},
     }
     module = load(template)
-    assert (module.ResponseParser._run_to_end is None) == (fields > 64)
-    assert module.parse_response("<0>a</0>", prefix="") == {"f0": "a"}
+    assert module.parse_response("<0>a</0><64>b</64>", prefix="") == {"f0": "a", "f64": "b"}
 
 
 @SETTINGS

@@ -1,17 +1,16 @@
-"""Lowering a validated template to the plan the code templates render (``plan.lower``).
+"""Lowering a validated template to the plan the code templates render.
 
 Everything the reference decides again on every ``feed()`` is decided here once, one concern
-per module, each step filling its part of the ``Plan``:
+per module, each step taking the template and returning its part of the plan:
 
-- ``namespace``: the module's top-level names, constants and runtime imports (shared by all);
-- ``fields``: how each field turns its body into a value (content parser, transform, store);
-- ``states`` with ``delimiters``: which delimiters each parser state watches, in which
-  tie-break and search order, and how each is matched (``str.find``, look-ahead, ``regex``);
-- ``fast_paths``: when ``feed()`` may pass a chunk straight through;
+- ``namespace``: the module's top-level names, constants and imports (shared by all);
+- ``fields`` with ``content``: how each field turns its body into a value (content parser,
+  transform, store);
 - ``context``: how much consumed text the patterns can still observe; whether one pass is exact;
-- ``states.lower_pass``: the one-shot pass, where one pass is exact (each state's end-of-stream
-  searches, built by ``eos``, inline);
-- ``output``: the message a parse starts from, its default and required keys;
+- ``states`` with ``delimiters``: which delimiters each parser state watches, in which
+  tie-break and search order, how each is found (in partial mode and at the end of the stream),
+  and what lets ``feed()`` pass a chunk straight through;
+- ``output``: the message a parse starts from, its required keys;
 - ``anchor``: how the start anchor is found in the prefix;
 - ``serving``: what the OpenAI delta layer may assume (field roles, early tool calls).
 
@@ -26,28 +25,55 @@ from ..model import Template
 from ..plan import Plan, template_sha256
 from .anchor import lower_anchor
 from .context import lower_context
-from .fast_paths import lower_fast_paths
 from .fields import lower_field
 from .namespace import Namespace
 from .output import lower_output
 from .serving import lower_serving
-from .states import lower_pass, lower_states
+from .states import lower_states
 
 
 def lower_template(t: Template) -> Plan:
-    plan = Plan(sha256=template_sha256(t.source), template_literal="")
-    ns = Namespace(plan)
-    plan.template_literal = ns.literal(t.source)
+    """The plan of a validated template."""
+    ns = Namespace()
+    template = ns.literal(t.source)
     fn_names: set[str] = set()
-    for f in t.fields:
-        plan.fields.append(lower_field(ns, f, fn_names))
-    plan.implicit = t.implicit.index if t.implicit else -1
-    table = lower_states(ns, t)
-    lower_fast_paths(ns, t, table)
-    lower_context(plan, t)
-    lower_pass(ns, t, table)
-    lower_output(ns, t)
-    lower_anchor(ns, t)
-    lower_serving(ns, t)
-    ns.finish()
-    return plan
+    fields = [lower_field(ns, f, fn_names) for f in t.fields]
+    context, context_note, exact, jumpy = lower_context(t)
+    states, regions, memo_size = lower_states(ns, t, jumpy)
+    defaults, required = lower_output(ns, t)
+    anchor = lower_anchor(ns, t)
+    serving = lower_serving(ns, t)
+    ns.imports.add("engine", "CompiledParser", "Fast")
+    ns.imports.add("openai", "OpenAIDeltaStream")
+    if any(s.fast is not None and s.fast.lead for s in states):
+        ns.imports.add("matching", "SPACE_STR")
+    return Plan(
+        sha256=template_sha256(t.source),
+        template=template,
+        imports=ns.imports,
+        literals=ns.literals,
+        literal_lists=ns.literal_lists,
+        patterns=ns.patterns,
+        constants=ns.constants,
+        content_patterns=ns.content_patterns,
+        value_functions=ns.value_functions,
+        tags_functions=ns.tags_functions,
+        fields=fields,
+        states=states,
+        regions=regions,
+        implicit=t.implicit.index if t.implicit else -1,
+        context=context,
+        context_note=context_note,
+        whole_pass_exact=exact,
+        memo_size=memo_size,
+        may_stall=any(w.can_be_empty for st in states for w in st.watches),
+        required=required,
+        defaults=defaults,
+        anchor=anchor,
+        serving=serving,
+    )
+
+
+def lower(t: Template) -> Plan:
+    """The plan of a validated template (``lower_template``)."""
+    return lower_template(t)

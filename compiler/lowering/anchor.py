@@ -8,6 +8,7 @@ otherwise by repeated ``find``; anything else by its compiled pattern.
 from __future__ import annotations
 
 from ..model import Template
+from ..plan import Anchor
 from .delimiters import describe
 from .namespace import Namespace
 
@@ -34,15 +35,12 @@ def never_overlap(literals: tuple[str, ...]) -> bool:
     return True
 
 
-def lower_anchor(ns: Namespace, t: Template) -> None:
+def lower_anchor(ns: Namespace, t: Template) -> Anchor:
     anchor = t.start_anchor
-    plan = ns.plan
-    plan.anchor_comment = describe(anchor)
+    comment = describe(anchor)
     if anchor.is_literal and never_overlap(anchor.literals):
-        plan.anchor_rfind = ns.literal(list(anchor.literals))
-    elif anchor.single_literal is not None:
-        plan.anchor_literal = repr(anchor.single_literal)
-        plan.anchor_length = len(anchor.single_literal)
-    else:
-        # No re twin: through a whole prompt regex's literal search is faster (see re_twin).
-        plan.anchor_regex = ns.regex_const("start_anchor", plan.anchor_comment, anchor.pattern)
+        return Anchor(comment, literals=repr(tuple(anchor.literals)))
+    if anchor.single_literal is not None:
+        return Anchor(comment, literal=repr(anchor.single_literal))
+    # No re twin: through a whole prompt regex's literal search is faster (see re_twin).
+    return Anchor(comment, pattern=ns.pattern("start_anchor", comment, anchor.pattern))

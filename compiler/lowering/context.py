@@ -14,7 +14,6 @@ import re
 import regex
 
 from ..model import Template
-from ..plan import Plan
 
 # Patterns that can look at consumed text further back than a fixed window: look-behinds,
 # and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
@@ -92,26 +91,25 @@ def delimiter_patterns(t: Template) -> list[str]:
     ]
 
 
-def lower_context(plan: Plan, t: Template) -> None:
+def lower_context(t: Template) -> tuple[int | None, str, bool, bool]:
+    """(context, its note for the module's comment, whether one end-of-stream pass is exact,
+    whether some pattern shows the regex module's end-before-start defect)."""
     patterns = delimiter_patterns(t)
-    plan.whole_pass_exact = not any(_START_SENSITIVE.search(p) or jumps_back(p) for p in patterns)
+    jumpy = any(jumps_back(p) for p in patterns)
+    exact = not jumpy and not any(_START_SENSITIVE.search(p) for p in patterns)
     if not patterns:
-        plan.context = "0"
-        plan.context_note = "literal delimiters only: consumed text is never needed"
-    elif any(_LOOKS_BACK.search(p) or jumps_back(p) for p in patterns):
-        plan.context = "None"
-        plan.context_note = (
+        return 0, "literal delimiters only: consumed text is never needed", exact, jumpy
+    if jumpy or any(_LOOKS_BACK.search(p) for p in patterns):
+        note = (
             "a pattern may look behind arbitrarily far: the whole buffer is kept "
             "(cost grows with the generation, as in the reference)"
         )
-    elif not any(needs_context(p) for p in patterns):
-        plan.context = "0"
-        plan.context_note = (
-            "no pattern looks before the search position: consumed text is never needed"
-        )
-    else:
-        plan.context = str(PATTERN_CONTEXT)
-        plan.context_note = (
-            f"patterns see at most {PATTERN_CONTEXT} characters of consumed text "
-            "(enough for \\b, \\B, (?m)^ and the start of the buffer)"
-        )
+        return None, note, exact, jumpy
+    if not any(needs_context(p) for p in patterns):
+        note = "no pattern looks before the search position: consumed text is never needed"
+        return 0, note, exact, jumpy
+    note = (
+        f"patterns see at most {PATTERN_CONTEXT} characters of consumed text "
+        "(enough for \\b, \\B, (?m)^ and the start of the buffer)"
+    )
+    return PATTERN_CONTEXT, note, exact, jumpy

@@ -1,95 +1,69 @@
-"""How each delimiter is matched: the ``Watch`` for one open or close in one state.
+"""How each delimiter is searched: the ``Watch`` for one open or close in one state.
 
-A single literal is searched with ``str.find`` (its own constant, its rarest character for
-long searches); a look-ahead for a literal, ``(?=[\\s\\S]*?L)``, by finding ``L``; anything else
-by its compiled pattern, a ``\\s*``-led pattern by the pattern after its leading whitespace
-(see ``prefilter``). Also what can begin a delimiter (the first characters that let a chunk
-pass straight through) and how a delimiter is described in comments.
+The reference searches every delimiter with the ``regex`` module, in partial mode while
+streaming (complete matches first, else the leftmost partial one) and plainly at the end of
+the stream. Where a delimiter has a known shape it is found instead with ``str.find`` and its
+relatives, in both modes, each shape with its argument:
+
+- a single literal, or a pattern that is only a literal (``literal_text``): ``find``; while
+  streaming, the leftmost partial match is the longest suffix of the text that is a proper
+  prefix of the literal (``literal_tail``). A literal delimiter's complete match is final at
+  once; a pattern's waits at the buffer's end (the reference's "can grow" rule);
+- ``L\\s*`` (``literal_then_spaces``): ``find`` of L, then the whitespace run after it (greedy,
+  and nothing follows it); its partial match is L's;
+- a literal list, or an alternation of literals none of which is a prefix of another
+  (``literal_alternatives``): the leftmost occurrence of any, the longest there
+  (``matching.find_any``); while streaming, complete-first, then the leftmost partial of any
+  (``tail_any``). A long list (more than ``MAX_FIND_LITERALS``) is one regex search;
+- ``(?=[\\s\\S]*?L)`` (``lookahead_literal``): an empty match at the search position when L
+  occurs ahead, else (streaming) a partial match holding everything from there;
+- ``\\s*REST`` (``whitespace_led``): REST's match (complete or partial), extended back over the
+  whitespace before it. REST cannot begin with whitespace, so the whitespace before a later
+  match of REST cannot reach back past an earlier one: the leftmost match of the whole is
+  REST's leftmost, extended; and a partial match of the whole is whitespace, then a partial
+  match of REST (possibly empty at the end), the leftmost being REST's leftmost, extended;
+- ``R|$`` and ``R|\\Z`` (``dollar_alternative``): R's match when it starts at or before the
+  first position where the end alternative holds (``$``: before a final newline, else at the
+  end; ``\\Z``: at the end), else the empty match there. While streaming, the end alternative
+  always gives a complete match, so R's partial matches never count (complete-first): R's
+  complete match decides, as at the end of the stream;
+- anything else: the pattern itself, with the regex module (at the end of the stream its ``re``
+  twin where it has one, and over long text a jump between occurrences of its literal prefix).
+
+Also what the fast path of ``feed()`` may assume of the delimiter (``Facts``): the characters
+every match contains, and those that may come before the first of them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from ..literals import comment_text
 from ..model import Delimiter, Field
-from ..plan import Watch
-from ..prefilter import first_fragments, lookahead_literal
-from .eos import EosSearch, eos_search
+from ..plan import Shape, Watch
+from ..prefilter import (
+    dollar_alternative,
+    first_fragments,
+    literal_alternatives,
+    literal_text,
+    literal_then_spaces,
+    lookahead_literal,
+    whitespace_led,
+)
 from .namespace import Namespace
 
-
-def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> Watch:
-    """The watch of ``delim`` (``role``: "open" or "close" of ``f``), opening ``target``."""
-    comment = f"{role} {comment_text(f.name)}: {describe(delim)}"
-    stem = f"{role}_{f.name}"
-    single = delim.single_literal
-    if single is not None:
-        ns.imports.add("from rtc.runtime.matching import literal_tail")
-        # The literal lives in one named constant, so changing it changes one line here.
-        const = ns.literal_name(stem)
-        ns.literal_const(const, comment, single)
-        search = EosSearch("literal", const)
-        return Watch(
-            comment, "literal", target, const, f"{const}_LEN", eos=search, can_be_empty=False
-        )
-    ahead = None if delim.is_literal else lookahead_literal(delim.pattern)
-    if ahead is not None:
-        # (?=[\s\S]*?L): an empty match at pos when L occurs ahead, else a partial match
-        # holding everything from pos (see prefilter.lookahead_literal).
-        const = ns.literal_name(f"{stem}_ahead")
-        ns.literal_const(const, f"{comment}: the literal it looks for", ahead)
-        return Watch(comment, "lookahead", target, const, f"{const}_LEN")
-    search, full = eos_search(ns, delim, stem, comment)
-    if delim.is_literal and search.kind == "any":
-        # A literal list: the reference's alternation (longest first) by str.find of each,
-        # in partial mode too (complete-first, then the leftmost partial; see find_any).
-        ns.imports.add("from rtc.runtime.matching import tail_any")
-        return Watch(
-            comment,
-            "literals",
-            target,
-            literals_const=search.const,
-            grows_at_edge=delim.can_extend,
-            eos=search,
-            can_be_empty=False,
-        )
-    if full is None:
-        # Partial mode (streaming) still asks the regex module; the literal found at the end
-        # of the stream may have taken the plain name.
-        named = f"{stem}_pattern" if search.kind in ("literal", "literal_ws") else stem
-        full = ns.regex_const(named, comment, delim.pattern)
-    return Watch(
-        comment,
-        "regex",
-        target,
-        regex_const=full,
-        grows_at_edge=not delim.is_literal or delim.can_extend,
-        captures=role == "open" and bool(delim.group_names),
-        one_group=len(set(delim.group_names)) == 1,
-        eos=search,
-        # Literals never match empty; a pattern whose first characters are known does not.
-        can_be_empty=not delim.is_literal and first_fragments(delim.pattern) is None,
-    )
+MAX_FIND_LITERALS = 8
+"""Literal lists longer than this are searched by the regex module (one scan of the text)
+rather than by one ``str.find`` per literal."""
 
 
-def first_chars(delims: list[Delimiter | None]) -> tuple[str, list[str]] | None:
-    """Characters and character classes that can begin any of ``delims``, or None."""
-    chars: dict[str, None] = {}
-    classes: dict[str, None] = {}
-    for delim in delims:
-        if delim is None:
-            continue
-        if delim.is_literal:
-            chars.update((literal[0], None) for literal in delim.literals)
-            continue
-        frags = first_fragments(delim.pattern)
-        if frags is None:
-            return None
-        for frag in frags:
-            if len(frag) == 1:
-                chars[frag] = None
-            else:
-                classes[frag] = None
-    return "".join(chars), list(classes)
+@dataclass(frozen=True)
+class Facts:
+    """What the fast path may assume of one delimiter (see ``rtc.runtime.engine.Fast``)."""
+
+    core: frozenset[str]  # every match contains one of these
+    spaces: bool  # before the first of them: a run of whitespace (\\s*), else nothing
+    dollar: bool  # a `$` alternative: it also matches before a final newline
 
 
 def describe(delim: Delimiter) -> str:
@@ -101,3 +75,126 @@ def describe(delim: Delimiter) -> str:
         more = ", ..." if len(delim.literals) > 6 else ""
         return f"literals [{shown}{more}]"
     return f"pattern {comment_text(delim.pattern)}"
+
+
+def watch(
+    ns: Namespace, delim: Delimiter, role: str, f: Field, target: int, rank: int, memo: int
+) -> tuple[Watch, Facts | None]:
+    """The watch of ``delim`` (``role``: "open" or "close" of ``f``), opening ``target``; and
+    what the fast path may assume of it (None: nothing)."""
+    comment = f"{role} {comment_text(f.name)}: {describe(delim)}"
+    stem = f"{role}_{f.name}"
+    base = dict(comment=comment, target=target, rank=rank, memo=memo)
+    single = delim.single_literal
+    if single is not None:
+        const = ns.literal_const(stem, comment, single)
+        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail")
+        w = Watch(
+            shape=Shape.LITERAL,
+            literal=const,
+            grows=False,
+            can_be_empty=False,
+            how="str.find",
+            **base,
+        )
+        return w, Facts(frozenset(single[0]), False, False)
+    if delim.is_literal:
+        if len(delim.literals) <= MAX_FIND_LITERALS:
+            found = ns.literal_list(f"{stem}_literals", comment, delim.literals)
+            ns.imports.add("matching", "LONG_SPAN", "find_any", "tail_any")
+            w = Watch(
+                shape=Shape.LITERALS,
+                literals=found,
+                grows=delim.can_extend,
+                can_be_empty=False,
+                how="str.find of each literal",
+                **base,
+            )
+        else:
+            pattern = ns.pattern(stem, comment, delim.pattern)
+            w = Watch(
+                shape=Shape.REGEX_LITERALS,
+                pattern=pattern,
+                streamed=pattern,
+                maxlen=max(map(len, delim.literals)),
+                grows=delim.can_extend,
+                can_be_empty=False,
+                how="the regex module",
+                **base,
+            )
+        return w, Facts(frozenset(x[0] for x in delim.literals), False, False)
+    ahead = lookahead_literal(delim.pattern)
+    if ahead is not None:
+        const = ns.literal_const(f"{stem}_ahead", f"{comment}: the literal it looks for", ahead)
+        ns.imports.add("matching", "LONG_SPAN", "find_literal")
+        return Watch(shape=Shape.LOOKAHEAD, literal=const, how="str.find", **base), None
+    return _pattern_watch(ns, delim, role, stem, comment, base)
+
+
+def _pattern_watch(
+    ns: Namespace, delim: Delimiter, role: str, stem: str, comment: str, base: dict
+) -> tuple[Watch, Facts | None]:
+    source = delim.pattern
+    end = ""
+    back_over_ws = False
+    alternative = dollar_alternative(source)
+    if alternative is not None:
+        source, is_dollar = alternative
+        end = "$" if is_dollar else "Z"
+        stem, comment = f"{stem}_alternative", f"{comment}, its first part"
+    rest = whitespace_led(source)
+    if rest is not None:
+        source, back_over_ws = rest, True
+        stem, comment = f"{stem}_after_ws", f"{comment}, after its leading \\s*"
+        ns.imports.add("matching", "SPACE_CHARS")
+    groups = bool(delim.group_names) and role == "open"
+    flags = dict(
+        back_over_ws=back_over_ws,
+        end=end,
+        captures=groups,
+        can_be_empty=first_fragments(delim.pattern) is None,
+    )
+    how = ""
+    literal = literal_then_spaces(source)
+    shape = Shape.REGEX
+    w: Watch
+    if literal is not None:
+        const = ns.literal_const(stem, f"{comment}: its literal", literal)
+        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail", "SPACES")
+        shape, how = Shape.LITERAL_SPACES, "str.find, then the whitespace after it"
+        w = Watch(shape=shape, literal=const, **flags, **base)
+        core: frozenset[str] | None = frozenset(literal[0])
+    elif (literal := literal_text(source)) is not None:
+        const = ns.literal_const(stem, f"{comment}: a literal", literal)
+        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail")
+        shape, how = Shape.LITERAL_PATTERN, "str.find"
+        w = Watch(shape=shape, literal=const, **flags, **base)
+        core = frozenset(literal[0])
+    elif (alternatives := literal_alternatives(source)) is not None and len(
+        alternatives
+    ) <= MAX_FIND_LITERALS:
+        found = ns.literal_list(f"{stem}_literals", f"{comment}: its literals", alternatives)
+        ns.imports.add("matching", "LONG_SPAN", "find_any", "tail_any")
+        shape, how = Shape.LITERALS, "str.find of each literal"
+        w = Watch(shape=shape, literals=found, **flags, **base)
+        core = frozenset(x[0] for x in alternatives)
+    else:
+        pattern = ns.pattern(stem, comment, source, led=True, twin=True)
+        engine = "the regex module"
+        if pattern.twin is not None:
+            engine += (
+                " (its re twin on ASCII text)" if pattern.twin.ascii_only else " (its re twin)"
+            )
+        how = engine + (" (long text: between its literal prefix)" if pattern.prefix else "")
+        w = Watch(shape=shape, pattern=pattern, streamed=pattern, **flags, **base)
+        frags = first_fragments(source)
+        core = frozenset(frags) if frags is not None and all(len(x) == 1 for x in frags) else None
+    if back_over_ws:
+        how += ", back over leading whitespace"
+    if end:
+        how += ", or the empty match at the end"
+    w = replace(w, how=how)
+    if core is None:
+        return w, None
+    # R|$: R's partial matches never count (see the module docstring), so nothing leads.
+    return w, Facts(core, back_over_ws and not end, end == "$")

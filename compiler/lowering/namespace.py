@@ -1,10 +1,10 @@
-"""The generated module's top level: which names it defines, its constants and imports.
+"""The generated module's top level: its names, constants and imports.
 
 Every lowering step that needs a module-level constant asks here, so that names stay unique
-(``_identifier`` keeps ``[A-Za-z0-9_]`` of a field name behind a fixed prefix and numbers
-repeats), template data reaches the source only through ``py_literal``, and the runtime
-imports are exactly what the emitted code uses. Constants are listed in the order they are
-asked for, which the steps in ``lower_template`` fix.
+(``identifier`` keeps ``[A-Za-z0-9_]`` of a field name behind a fixed prefix and numbers
+repeats), template data reaches the source only through ``py_literal``, and the imports are
+exactly what the emitted code uses. Constants are listed in the order they are asked for,
+which ``lower_template`` fixes.
 """
 
 from __future__ import annotations
@@ -14,10 +14,20 @@ import re
 from typing import Any
 
 from ..literals import comment_text, py_literal
-from ..plan import LiteralConst, Plan, RegexConst
+from ..plan import (
+    Constant,
+    ContentPattern,
+    Imports,
+    Literal,
+    LiteralList,
+    Pattern,
+    TagsFunction,
+    Twin,
+    ValueFunction,
+)
 from ..prefilter import literal_prefix
 from ..rarity import rarest_index
-from ..re_twin import Twin, re_twin, searches_well
+from ..re_twin import re_twin, searches_well
 
 
 def identifier(name: str, taken: set[str], prefix: str) -> str:
@@ -35,101 +45,104 @@ def identifier(name: str, taken: set[str], prefix: str) -> str:
     return unique
 
 
-def twin_comment(twin: Twin) -> str:
+def twin_note(twin: Twin) -> str:
     """What the comment above a twin says about where it runs."""
     if twin.ascii_only:
         return "for ASCII text, where \\d and \\w read alike"
     return "for any text: \\s written out as regex reads it"
 
 
-def merge_imports(lines: set[str]) -> list[str]:
-    """``from M import a`` lines, one per module with its names sorted; sorted by module."""
-    names: dict[str, set[str]] = {}
-    for line in lines:
-        module, _, imported = line.removeprefix("from ").partition(" import ")
-        names.setdefault(module, set()).update(x.strip() for x in imported.split(","))
-    return [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names)]
-
-
 class Namespace:
-    """Names, constants and runtime imports of the module being lowered into ``plan``."""
+    """Names, constants and imports of the module being lowered."""
 
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
+    def __init__(self) -> None:
         self.names: set[str] = set()
-        self.imports: set[str] = set()
-        # Patterns with an re twin (compiler.re_twin): whether it runs on ASCII text only.
-        self.twins: dict[str, bool] = {}
-
-    def engine(self, name: str, text: str) -> str:
-        """The expression of the compiled pattern ``name`` to run on ``text`` (a local name):
-        its re twin where it has one that may run there, else the pattern itself."""
-        if name not in self.twins:
-            return name
-        if self.twins[name]:
-            return f"({name}_RE if {text}.isascii() else {name})"
-        return f"{name}_RE"
+        self.imports = Imports()
+        self.literals: list[Literal] = []
+        self.literal_lists: list[LiteralList] = []
+        self.patterns: list[Pattern] = []
+        self.constants: list[Constant] = []
+        # Content parsers precompiled from content_args (lowering.content).
+        self.content_patterns: list[ContentPattern] = []
+        self.value_functions: list[ValueFunction] = []
+        self.tags_functions: list[TagsFunction] = []
 
     def literal(self, value: Any) -> str:
         """``py_literal``, noting when the expression needs the json module."""
         expr = py_literal(value)
         if expr.startswith("_json."):
-            self.plan.uses_json = True
+            self.imports.json = True
         return expr
 
-    def const(self, stem: str) -> str:
-        return identifier(stem.upper(), self.names, "_")
+    def name(self, stem: str, *companions: str) -> str:
+        """A new constant name; ``companions``: suffixes (``_LEN``...) that must be free too."""
+        while True:
+            name = identifier(stem.upper(), self.names, "_")
+            extra = [name + c for c in companions]
+            if not any(e in self.names for e in extra):
+                self.names.update(extra)
+                return name
 
     def data(self, stem: str, comment: str, value: Any) -> str:
         """A module-level constant holding template data, referenced by name."""
-        name = self.const(stem)
-        expr = self.literal(value)
-        self.plan.data_consts.append((name, comment, expr))
+        name = self.name(stem)
+        self.constants.append(Constant(name, comment, self.literal(value)))
         return name
 
-    def regex_const(
-        self, stem: str, comment: str, pattern: str, searched: bool = False, twin: bool = False
-    ) -> str:
-        """A compiled pattern; ``searched``: also what long end-of-stream searches need;
-        ``twin``: also its re twin where it has one (see :meth:`engine`)."""
-        name = self.const(stem)
-        const = RegexConst(name, comment, repr(pattern))
-        found = None
-        if twin and f"{name}_RE" not in self.names and searches_well(pattern):
-            found = re_twin(pattern)
-        if found is not None:
-            self.names.add(f"{name}_RE")
-            const.twin_source = repr(found.source)
-            const.twin_flags = found.flags
-            const.twin_comment = twin_comment(found)
-            self.twins[name] = found.ascii_only
-            self.plan.uses_re = True
-        prefix = literal_prefix(pattern) if searched else None
-        if prefix is not None:
-            self.names.update((f"{name}_PREFIX", f"{name}_RARE"))
-            self.imports.add("from rtc.runtime.matching import LONG_SPAN, search_literal_led")
-            const.prefix = repr(prefix)
-            const.rare = rarest_index(prefix)
-            const.rare_comment = comment_text(prefix[const.rare])
-        self.plan.regexes.append(const)
-        self.plan.uses_regex = True
-        return name
+    def content_pattern(self, found: ContentPattern) -> None:
+        """A content parser's compiled pattern (or patterns)."""
+        self.content_patterns.append(found)
+        if found.twin is not None:
+            self.imports.re = True
+        else:
+            self.imports.regex = True
 
-    def literal_name(self, stem: str) -> str:
-        """A literal constant's name whose _LEN and _RARE companions are free too."""
-        const = self.const(stem)
-        while f"{const}_LEN" in self.names or f"{const}_RARE" in self.names:
-            const = self.const(stem)
+    def literal_const(self, stem: str, comment: str, text: str) -> Literal:
+        """``NAME = text`` with ``NAME_LEN`` and ``NAME_RARE``."""
+        name = self.name(stem, "_LEN", "_RARE")
+        rare = rarest_index(text)
+        const = Literal(name, comment, repr(text), len(text), rare, comment_text(text[rare]), text)
+        self.literals.append(const)
         return const
 
-    def literal_const(self, name: str, comment: str, literal: str) -> None:
-        self.names.update((f"{name}_LEN", f"{name}_RARE"))
-        rare = rarest_index(literal)
-        self.plan.literal_consts.append(
-            LiteralConst(name, comment, repr(literal), rare, comment_text(literal[rare]))
+    def literal_list(self, stem: str, comment: str, literals: tuple[str, ...]) -> LiteralList:
+        """A literal list for ``find_any``: longest first (stable), with lengths and rarest
+        characters; with ``NAME_RE``, their alternation in that order compiled by ``re``, when
+        none is empty (for short spans at the end of the stream)."""
+        ordered = sorted(dict.fromkeys(literals), key=len, reverse=True)
+        name = self.name(stem, "_RE")
+        items = tuple((self.literal(x), len(x), rarest_index(x)) for x in ordered)
+        alternation = ""
+        if all(ordered):
+            alternation = self.literal("|".join(re.escape(x) for x in ordered))
+            self.imports.re = True
+        found = LiteralList(
+            name, comment, items, alternation, max(map(len, ordered)), tuple(ordered)
         )
-        self.imports.add("from rtc.runtime.matching import LONG_SPAN, find_literal")
+        self.literal_lists.append(found)
+        return found
 
-    def finish(self) -> None:
-        """The import lines."""
-        self.plan.runtime_imports = merge_imports(self.imports)
+    def pattern(
+        self, stem: str, comment: str, source: str, led: bool = False, twin: bool = False
+    ) -> Pattern:
+        """A compiled pattern; ``led``: also the literal every match begins with, for long
+        searches; ``twin``: also its re twin where it has one (``compiler.re_twin``)."""
+        name = self.name(stem, "_RE", "_PREFIX", "_PREFIX_LEN", "_PREFIX_RARE")
+        found = None
+        if twin and searches_well(source):
+            made = re_twin(source)
+            if made is not None:
+                found = Twin(repr(made.source), made.ascii_only)
+                self.imports.re = True
+        prefix = None
+        text = literal_prefix(source) if led else None
+        if text is not None:
+            rare = rarest_index(text)
+            prefix = Literal(
+                f"{name}_PREFIX", "", repr(text), len(text), rare, comment_text(text[rare])
+            )
+            self.imports.add("matching", "LONG_SPAN", "find_literal", "search_literal_led")
+        const = Pattern(name, comment, repr(source), found, prefix)
+        self.patterns.append(const)
+        self.imports.regex = True
+        return const

@@ -9,8 +9,7 @@ attributes of its ``DeltaStream``:
   calls, anything else is returned whole;
 - whether a streamed field's value is stripped;
 - for a tool-call field, whether a call can still be rejected once its opening has matched and,
-  if it cannot, where its name comes from and whether its parameters can be sent one by one;
-- the parser's own fast-path test of each region (the stream's fused fast path repeats it).
+  if it cannot, where its name comes from and whether its parameters can be sent one by one.
 
 Each "cannot be rejected" answer is a proof over every possible body, made conservatively:
 whatever this module cannot prove is sent whole after the call closes, which is always right.
@@ -30,7 +29,7 @@ from rtc.runtime.transform import PLACEHOLDER
 
 from ..literals import comment_text
 from ..model import Field, Template
-from ..plan import ServingPlan
+from ..plan import CallPlanSpec, Pattern, Serving
 from .namespace import Namespace
 
 # An escaped or plain regex literal character (no metacharacter, no class escape like \n, \d).
@@ -60,10 +59,6 @@ class CallFacts:
 
 def _unescape(literal: str) -> str:
     return re.sub(r"\\(.)", r"\1", literal, flags=re.DOTALL)
-
-
-def _tuple(items: list[str]) -> str:
-    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def always_groups(pattern: str) -> set[str]:
@@ -244,11 +239,12 @@ def call_facts(f: Field, t: Template) -> CallFacts:
     return facts
 
 
-def lower_serving(ns: Namespace, t: Template) -> None:
-    """The ``DeltaStream`` attributes of template ``t`` (after the fast paths are lowered)."""
-    plan = ns.plan.serving = ServingPlan()
-    probes = {fp.cur: fp.probe for fp in ns.plan.fast_paths}
-    roles, strip = [], []
+def lower_serving(ns: Namespace, t: Template) -> Serving:
+    """The ``DeltaStream`` attributes of template ``t``."""
+    roles: list[str] = []
+    strip: list[bool] = []
+    calls: list[CallPlanSpec | None] = []
+    patterns: list[Pattern] = []
     for f in t.fields:
         role = None
         if f.name == "tool_calls":
@@ -264,28 +260,32 @@ def lower_serving(ns: Namespace, t: Template) -> None:
             ):
                 role = "content" if f.name == "content" else "reasoning"
         roles.append(repr(role))
-        stripped = role in ("content", "reasoning") and bool(f.content_args.get("strip", True))
-        strip.append(repr(stripped))
+        strip.append(role in ("content", "reasoning") and bool(f.content_args.get("strip", True)))
         if role != "tool_calls":
-            plan.calls.append(([], "None"))
+            calls.append(None)
             continue
         facts = call_facts(f, t)
-        plan.uses_calls = True
-        parts = []
-        if facts.announce:
-            parts.append("announce=True")
-            parts.append(
-                f"name={facts.name!r}"
-                if facts.name is not None
-                else f"name_group={facts.name_group!r}"
-            )
+        params = ""
         if facts.params is not None:
-            const = ns.const(f"params_{f.name}")
-            plan.patterns.append((const, f"parameters of {comment_text(f.name)}", facts.params))
-            ns.plan.uses_regex = True
-            parts += [f"params={const}", f"param_end={facts.param_end!r}"]
-        comment = textwrap.wrap(f"{comment_text(f.name)}: {facts.why}.", 88)
-        plan.calls.append((comment, f"CallPlan({', '.join(parts)})"))
-    plan.roles = _tuple(roles)
-    plan.strip = _tuple(strip)
-    plan.clear = _tuple([probes.get(cur, "None") for cur in range(-1, len(t.fields))])
+            pattern = Pattern(
+                ns.name(f"params_{f.name}"),
+                f"parameters of {comment_text(f.name)}",
+                repr(facts.params),
+            )
+            patterns.append(pattern)
+            ns.imports.regex = True
+            params = pattern.name
+        calls.append(
+            CallPlanSpec(
+                why=tuple(textwrap.wrap(f"{comment_text(f.name)}: {facts.why}.", 88)),
+                announce=facts.announce,
+                name=repr(facts.name) if facts.name is not None else "",
+                name_group=repr(facts.name_group) if facts.name_group is not None else "",
+                params=params,
+                param_end=repr(facts.param_end) if params else "",
+                closes=f.close is not None,
+            )
+        )
+    if any(c is not None for c in calls):
+        ns.imports.add("openai", "CallPlan")
+    return Serving(tuple(roles), tuple(strip), tuple(calls), tuple(patterns))

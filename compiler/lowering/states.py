@@ -1,146 +1,173 @@
-"""The parser's states: which delimiters each one watches, in which order.
+"""The parser's states: which delimiters each one watches, in which order, and its fast path.
 
 State "outside" (the implicit field, or the null sink when there is none) watches every open
 and the implicit field's close; the state inside an explicit field watches only its close.
 Decides the tie-break rank of each watch (as the reference breaks ties: opens first, then by
-field name), the order searches run in (cheapest first), the scanner of each region, whether
-nothing can match at the end of the text, and each watch's slot in the one-shot memo.
+field name), the order searches run in (cheapest first), each watch's slot in the
+end-of-stream memo, whether nothing can match at the end of the text, and what lets ``feed()``
+pass a chunk straight through (``Fast``).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
+from rtc.runtime.matching import SPACE_CHARS
+
 from ..literals import comment_text
 from ..model import Template
-from ..plan import Plan, State, Watch
-from .context import delimiter_patterns, jumps_back
-from .delimiters import first_chars, watch
-from .eos import describe_search, search_lines
+from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
+from ..re_twin import WHITE_SPACE
+from .delimiters import Facts, watch
 from .namespace import Namespace, identifier
 
-MAX_PASS_FIELDS = 64
-"""Templates with more fields get no one-shot pass of their own (see lower_pass)."""
-
-TARGET_CLOSE = -2
-"""``Watch.target`` of a close: it closes the current region instead of opening a field."""
-
-
-def _search_order(w: Watch) -> int:
-    return 2 if w.eos is None else w.eos.order
-
-
-def lower_states(ns: Namespace, t: Template) -> dict[int, str]:
-    """Add the states to ``ns.plan``; the scanner function of each region (-1: outside)."""
-    plan = ns.plan
-    plan.states.append(_outside(ns, t))
-    table = {-1: "_scan_outside"}
-    scan_names: set[str] = {"_scan_outside"}
-    for f in t.fields:
-        if f.implicit:
-            table[f.index] = "_scan_outside"
-            continue
-        fn = identifier(f.name, scan_names, "_scan_in_")
-        watches = []
-        if f.close is not None:
-            watches.append(watch(ns, f.close, "close", f, TARGET_CLOSE))
-            doc = f"Inside {comment_text(f.name)}: only its close is watched."
-        else:
-            doc = f"Inside {comment_text(f.name)}: no close, the region runs to the end."
-        plan.states.append(State(fn, doc, watches, first_chars([f.close])))
-        table[f.index] = fn
-    plan.scanner_table = [table[i] for i in range(-1, len(t.fields))]
-    jumpy = any(jumps_back(p) for p in delimiter_patterns(t))
-    for state in plan.states:
-        state.empty_at_end = bool(state.watches) and state.first_chars is not None and not jumpy
-    _number_memo_slots(plan)
-    for state in plan.states:
-        for index, w in enumerate(state.watches):
-            if w.eos is not None:
-                w.eos_lines = search_lines(w.eos, w.memo, first=index == 0)
-                w.eos_note = describe_search(w.eos)
-        state.eos_long = any(
-            w.eos is not None and "if long_text:" in w.eos_lines for w in state.watches
-        )
-    return table
+# Cheapest first, as a candidate found early bounds the searches after it: single literals,
+# literal lists, other patterns, then patterns led by a literal (skipped when that literal
+# cannot start by the candidate). Stable; the rank decides ties anyway.
+_ORDER = {
+    Shape.LITERAL: 0,
+    Shape.LITERAL_PATTERN: 0,
+    Shape.LITERAL_SPACES: 0,
+    Shape.LITERALS: 1,
+    Shape.REGEX_LITERALS: 1,
+    Shape.LOOKAHEAD: 2,
+    Shape.REGEX: 2,
+}
+_LONG_TEXT = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES)
 
 
-def _outside(ns: Namespace, t: Template) -> State:
-    """The implicit region (or the null sink): every open, in tie-break order (opens first,
-    then by field name as a plain string), then the implicit field's close."""
-    outside: list[Watch] = []
+def _order(w: Watch) -> int:
+    if w.shape is Shape.REGEX and w.pattern is not None and w.pattern.prefix is not None:
+        return 3
+    return _ORDER[w.shape]
+
+
+def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], list[State], int]:
+    """The states, the state of each region (by field index + 1; 0: outside explicit
+    regions) and the number of memo slots. ``jumpy``: some pattern of the template shows the
+    regex module's end-before-start defect (see lowering.context)."""
+    memo = 0
+    states: list[State] = []
+    table: dict[int, State] = {}
+    suffixes: set[str] = {"outside"}
+    found: list[tuple[Watch, Facts | None]] = []
+    # Outside: every open in tie-break order (opens first, then by field name as a plain
+    # string), then the implicit field's close.
     opens = sorted((f for f in t.fields if f.open is not None), key=lambda f: f.name)
-    for f in opens:
+    for rank, f in enumerate(opens):
         assert f.open is not None
-        outside.append(watch(ns, f.open, "open", f, f.index))
+        found.append(watch(ns, f.open, "open", f, f.index, rank, 0))
     if t.implicit is not None and t.implicit.close is not None:
-        outside.append(watch(ns, t.implicit.close, "close", t.implicit, TARGET_CLOSE))
-    for rank, w in enumerate(outside):
-        w.rank = rank
-    # Cheapest first, as a candidate found early bounds the searches after it: single
-    # literals, literal lists, other patterns, then patterns led by a literal (skipped when
-    # that literal cannot start by the candidate). Stable; the rank decides ties anyway.
-    outside.sort(key=_search_order)
+        found.append(watch(ns, t.implicit.close, "close", t.implicit, CLOSE, len(opens), 0))
     where = (
         f"the implicit field {comment_text(t.implicit.name)}"
         if t.implicit
         else "the null sink (no implicit field: text here is dropped)"
     )
-    return State(
-        "_scan_outside",
-        f"Outside explicit regions: {where}.",
-        outside,
-        first_chars(
-            [f.open for f in opens] + [t.implicit.close if t.implicit is not None else None]
-        ),
+    doc = f"Outside explicit regions: {where}."
+    outside, memo = _state(ns, found, "outside", doc, memo, jumpy)
+    states.append(outside)
+    table[-1] = outside
+    for f in t.fields:
+        if f.implicit:
+            table[f.index] = outside
+            continue
+        suffix = identifier(f.name, suffixes, "in_")
+        found = []
+        if f.close is not None:
+            found.append(watch(ns, f.close, "close", f, CLOSE, 0, 0))
+            doc = f"Inside {comment_text(f.name)}: only its close is watched."
+        else:
+            doc = f"Inside {comment_text(f.name)}: no close, the region runs to the end."
+        state, memo = _state(ns, found, suffix, doc, memo, jumpy)
+        states.append(state)
+        table[f.index] = state
+    return states, [table[i] for i in range(-1, len(t.fields))], memo
+
+
+def _state(
+    ns: Namespace,
+    found: list[tuple[Watch, Facts | None]],
+    suffix: str,
+    doc: str,
+    memo: int,
+    jumpy: bool,
+) -> tuple[State, int]:
+    ordered = sorted(found, key=lambda pair: _order(pair[0]))
+    watches = []
+    for w, _ in ordered:
+        watches.append(replace(w, memo=memo))
+        memo += 1
+    state = State(
+        suffix=suffix,
+        doc=doc,
+        watches=tuple(watches),
+        fast=_fast([facts for _, facts in ordered]),
+        empty_at_end=bool(watches) and not jumpy and not any(w.can_be_empty for w in watches),
+        long_text=any(w.shape in _LONG_TEXT for w in watches),
+        combined=_combined(ns, suffix, watches),
     )
+    return state, memo
 
 
-def _number_memo_slots(plan: Plan) -> None:
-    """One slot per watch in the end-of-stream memo, in state order."""
-    slot = 0
-    for state in plan.states:
-        for w in state.watches:
-            w.memo = slot
-            slot += 1
-    plan.memo_size = slot
+_ONE_SEARCH = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES, Shape.LITERALS)
 
 
-def lower_pass(ns: Namespace, t: Template, table: dict[int, str]) -> None:
-    """The one-shot pass (``_run_to_end``, when one pass is exact): its dispatch on ``cur``,
-    each field's own state first, the state outside explicit regions (the implicit field's,
-    or the null sink's) last as the ``else``; and the runtime names it uses."""
-    plan = ns.plan
-    if not plan.whole_pass_exact:
-        return
-    plan.engine_imports.append("parse_once")
-    if len(t.fields) > MAX_PASS_FIELDS:
-        # Its if/elif chains nest in Python's parser: a template this big keeps the runtime's
-        # general run_to_end (the same answers, with a scanner call per step).
-        return
-    # parse_response() writes out parse_once's steps around this pass (see the module template).
-    plan.engine_imports += ["message", "prefix_state"]
-    ns.imports.add("from rtc.runtime.tools import read_tools")
-    by_function = {state.function: state for state in plan.states}
-    inside = [f.index for f in t.fields if not f.implicit]
-    for index in inside:
-        keyword = "if" if not plan.pass_states else "elif"
-        plan.pass_states.append((f"{keyword} cur == {index}:", by_function[table[index]]))
-    outside = by_function["_scan_outside"]
-    plan.pass_states.append(("else:" if inside else "if True:", outside))
-    watches = [w for state in plan.states for w in state.watches]
-    plan.pass_empty = any(w.can_be_empty for w in watches)
-    plan.pass_captures = any(w.captures for w in watches)
-    # Every open that passes captures on has one group name (a "name" group, usually): its
-    # dict is built without a comprehension (a function call in this Python).
-    plan.one_group = all(w.one_group for w in watches if w.captures)
+def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | None:
+    """One ``re`` search for all of a state's delimiters at the end of the stream, where it is
+    provably the reference's choice; else None.
+
+    For delimiters made of literals (each optionally led by ``\\s*`` or followed by ``\\s*``)
+    none of which is a prefix of another and, when one is led by ``\\s*``, none of which begins
+    with whitespace, at most one delimiter can match at any position: two literals matching at
+    one position would make one a prefix of the other, and a match led by whitespace starts
+    where no literal can. The reference takes the leftmost match of every delimiter, then the
+    earliest (then the longest, then by rank: moot here); the leftmost match of their
+    alternation is that one, whichever order the alternatives come in. Literals and ``\\s``
+    (written out as the set ``regex`` reads: ``re_twin.WHITE_SPACE``) read alike in ``re``.
+    Long spans keep the searches by literal (``find_literal``), which ``re`` cannot beat.
+    """
+    if len(watches) < 2 or any(w.shape not in _ONE_SEARCH or w.end or w.captures for w in watches):
+        return None
+    texts: list[str] = []
     for w in watches:
-        if w.captures:
-            # The match comes from the pattern its end-of-stream search runs (the whole
-            # pattern, or the part after a leading \s* or before |$: the same named groups).
-            w.groups_const = ns.const(f"{w.eos.const}_groups")
-            plan.group_tables.append((w.groups_const, w.eos.const))
-    if plan.pass_empty:
-        plan.engine_imports.append("note_stall")
-    if any(f.store == 2 for f in plan.fields):
-        plan.engine_imports.append("store_value")
-    if any(f.coercible for f in plan.fields):
-        ns.imports.add("from rtc.runtime.tools import coerce_tool_calls")
+        texts += [w.literal.text] if w.literal is not None else list(w.literals.texts)
+    if any(a != b and b.startswith(a) for a in texts for b in texts) or len(set(texts)) < len(
+        texts
+    ):
+        return None
+    if any(w.back_over_ws for w in watches) and any(t[0] in SPACE_CHARS for t in texts):
+        return None
+    spaces = f"[{WHITE_SPACE}]*"
+    alternatives = []
+    for w in watches:
+        own = [w.literal.text] if w.literal is not None else list(w.literals.texts)
+        body = "|".join(re.escape(t) for t in own)
+        body = f"(?:{body})" if len(own) > 1 else body
+        head = spaces if w.back_over_ws else ""
+        tail = spaces if w.shape is Shape.LITERAL_SPACES else ""
+        alternatives.append(f"({head}{body}{tail})")
+    ns.imports.re = True
+    ns.imports.add("matching", "LONG_SPAN")
+    name = ns.name(f"eos_{suffix}", "_TARGETS")
+    return Combined(name, ns.literal("|".join(alternatives)), tuple(w.target for w in watches))
+
+
+def _fast(facts: list[Facts | None]) -> Fast | None:
+    """The state's fast path: the union of its delimiters' facts, when each has them."""
+    if any(f is None for f in facts):
+        return None
+    known = [f for f in facts if f is not None]
+    core = "".join(sorted(set().union(*(f.core for f in known))))
+    spaces = any(f.spaces for f in known)
+    dollar = any(f.dollar for f in known)
+    if not known:
+        why = "nothing is watched"
+    else:
+        why = f"a chunk without {comment_text(core)} cannot complete a delimiter"
+        if spaces:
+            why += "; trailing whitespace may begin one: it waits"
+        if dollar:
+            why += "; a final newline may be where $ matches"
+    return Fast(core, "SPACE_STR" if spaces else "", spaces, dollar, why)

@@ -1,0 +1,172 @@
+"""The fast path of ``feed()`` against the general path.
+
+Per parser state the compiler proves which characters every match of a watched delimiter
+contains (``core``) and which may come before the first of them (``lead``: a ``\\s*``, say);
+``feed()`` then commits a chunk without searching when neither it nor the held-back text holds a
+core character, holding back a trailing run of lead characters (``rtc.runtime.engine.Fast``).
+Checked here: the same events, messages and exceptions as the same parser with its fast path
+switched off, on random templates and on the catalogue, fed prose in token-sized chunks mixed
+with delimiter pieces; and each delimiter's facts against the regex module's partial search.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import canon
+from strategies import chunkings, template_plans, texts
+
+import rtc.generated
+from rtc.compiler import load
+from rtc.runtime.matching import SPACE_CHARS
+
+SETTINGS = settings(max_examples=400, derandomize=True, deadline=None, database=None)
+
+PROSE = [
+    " The",
+    " quick",
+    " fox",
+    ".",
+    ",",
+    "\n",
+    "\n\n",
+    " ",
+    "  ",
+    "-",
+    " `x`",
+    " 42",
+    "\t",
+    "é",
+    " 你好",
+    "\xa0",
+    "\u2028",
+    "\x1c",  # str.isspace() but not regex \s
+]
+
+
+def without_fast_path(parser: type[Any]) -> type[Any]:
+    return type(
+        "Slow" + parser.__name__,
+        (parser,),
+        {"__slots__": (), "_fasts": (None,) * len(parser._fasts)},
+    )
+
+
+def run(parser: type[Any], prefix: str, chunks: list[str]) -> list[Any]:
+    """Everything observable: each call's events (or exception type) and the message."""
+    seen: list[Any] = []
+    try:
+        p = parser(prefix)
+        seen.append(canon(p.initial_events))
+        for chunk in chunks:
+            seen.append(canon(p.feed(chunk)))
+        seen.append(canon(p.finalize()))
+    except Exception as exc:  # the exception type is the observable
+        seen.append(("raises", type(exc).__name__))
+    return seen
+
+
+@st.composite
+def prose_and_pieces(draw: st.DrawFn, plan: Any) -> list[str]:
+    """Token-sized chunks of prose, with pieces of the template's own text between them."""
+    chunks: list[str] = []
+    for _ in range(draw(st.integers(1, 6))):
+        chunks += draw(st.lists(st.sampled_from(PROSE), max_size=12))
+        if draw(st.booleans()):
+            chunks += draw(chunkings(draw(texts(plan, max_pieces=3))))
+    return [c for c in chunks if c is not None]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_random_templates_fast_and_general_agree(data: st.DataObject) -> None:
+    plan = data.draw(template_plans(), label="plan")
+    try:
+        module = load(copy.deepcopy(plan.template))
+    except (ValueError, TypeError):
+        return
+    chunks = data.draw(prose_and_pieces(plan), label="chunks")
+    parser = module.ResponseParser
+    assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks)
+
+
+FAMILIES = rtc.generated.names()
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_catalogue_fast_and_general_agree(name: str) -> None:
+    module = rtc.generated.get(name)
+    parser = module.ResponseParser
+    text = "".join(PROSE) * 3
+    tokens = re.findall(r" ?[^\s]+|\s+", text)
+    literals = [x for x in _literals(module.TEMPLATE) if x]
+    mixed = []
+    for i, token in enumerate(tokens):
+        mixed.append(token)
+        if literals and i % 7 == 3:
+            literal = literals[i % len(literals)]
+            mixed += [literal[: len(literal) // 2], literal[len(literal) // 2 :], "\n "]
+    for chunks in (tokens, mixed, list("".join(mixed))):
+        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), name
+
+
+def _literals(template: dict[str, Any]) -> list[str]:
+    found = []
+    for spec in template["fields"].values():
+        for key in ("open", "close"):
+            value = spec.get(key)
+            found += [value] if isinstance(value, str) else list(value or [])
+    return found
+
+
+# --- each delimiter's facts against the regex module ------------------------------------------
+
+LEAD_WORDS = ["a", "b", " ", "\n", "\t", "\xa0", "\x1c", "é", "<", "<a", "</", "ab"]
+
+
+@SETTINGS
+@given(
+    words=st.lists(st.sampled_from(LEAD_WORDS), max_size=10),
+    literals=st.lists(st.sampled_from(["<a>", "<ab>", "</a>", "<|e|>"]), min_size=1, max_size=3),
+    shape=st.integers(0, 3),
+)
+def test_facts_hold_for_text_without_core_characters(
+    words: list[str], literals: list[str], shape: int
+) -> None:
+    """With no core character in the text, a delimiter has no complete match, and its
+    leftmost partial match starts where the trailing run of lead characters does (or at the
+    end): what the fast path holds back."""
+    escaped = "|".join(regex.escape(x) for x in dict.fromkeys(literals))
+    pattern = [
+        f"(?:{escaped})",
+        rf"\s*(?:{escaped})",
+        rf"\s*(?:{escaped})\s*",
+        rf"(?:{escaped})|$",
+    ][shape]
+    module = load({"start_anchor": "<S>", "fields": {"c": {"close_pattern": pattern}}})
+    fast = module.ResponseParser._fasts[0]
+    assert fast is not None, pattern
+    text = "".join(words)
+    core = {fast.core} if isinstance(fast.core, str) else set(fast.core)
+    if core & set(text):
+        return
+    compiled = regex.compile(pattern, regex.DOTALL)
+    m = compiled.search(text, 0, partial=True)
+    if shape == 3:
+        assert fast.dollar and not fast.lead
+        if text.endswith("\n"):
+            return  # the general path decides
+        assert m is not None and m.span() == (len(text), len(text))
+        return
+    held = len(text) - len(text.rstrip(fast.lead)) if fast.lead else 0
+    if held:
+        assert fast.star and set(fast.lead) == SPACE_CHARS
+    start = len(text) - held
+    assert m is not None and (m.partial or m.end() == len(text)), (pattern, text)
+    assert m.start() == start, (pattern, text)
