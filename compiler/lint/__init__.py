@@ -11,7 +11,7 @@ family:
 - :mod:`.streaming`: ``chunk-dependent``, ``stop-token-dependent``, ``unbounded-holdback``;
 - :mod:`.outputs`: ``raises-on-output``, ``narrow-tool-name``, ``non-terminating``;
 - :mod:`.backtracking`: ``catastrophic-backtracking``;
-- :mod:`.roundtrip`: ``round-trip`` (with a chat template, rendered by :mod:`.chat_template`).
+- :mod:`.roundtrip`: ``round-trip`` (with a chat template, rendered by :mod:`rtc.compiler.chat`).
 
 This package is build-time only (jinja2 for chat templates); nothing on the production path
 imports it.
@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rtc.compiler.chat import ChatTemplate, ChatTemplateError
 from rtc.compiler.validate import validate
 
 from . import backtracking, outputs, reasoning, streaming, structure
-from .chat_template import ChatTemplate, ChatTemplateError
 from .context import Context
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
 from .probe import Probe, ProbeTimeout, raised
