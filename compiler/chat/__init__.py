@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .source import ChatSource, read_chat_source
 from .template import REASONING_KEYS, ChatTemplate, ChatTemplateError
-from .turns import USER, generation_prompt, render_turn
+from .turns import USER, Turn, assistant_turn, generation_prompt, render_turn
 
 __all__ = [
     "REASONING_KEYS",
@@ -22,6 +22,8 @@ __all__ = [
     "ChatSource",
     "ChatTemplate",
     "ChatTemplateError",
+    "Turn",
+    "assistant_turn",
     "generation_prompt",
     "read_chat_source",
     "render_turn",

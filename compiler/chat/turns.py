@@ -19,6 +19,7 @@ import copy
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .template import ChatTemplate, ChatTemplateError
@@ -47,6 +48,20 @@ def generation_prompt(
     return prompt, prompt[len(os.path.commonprefix([prompt, bare])) :]
 
 
+@dataclass(frozen=True)
+class Turn:
+    """An assistant turn: the ``prompt`` before it and the ``text`` the model writes.
+
+    ``continues`` is False where the rendering of the whole conversation does not begin with
+    the prompt (its history turn is written differently from the generation prompt): the text
+    then starts after their common part.
+    """
+
+    prompt: str
+    text: str
+    continues: bool
+
+
 def render_turn(
     chat: ChatTemplate,
     message: dict[str, Any],
@@ -63,6 +78,29 @@ def render_turn(
     :meth:`ChatTemplate.render`. Raises :class:`ChatTemplateError` when the template cannot
     render the conversation.
     """
+    turn = assistant_turn(
+        chat,
+        message,
+        stops,
+        user=user,
+        tools=tools,
+        kwargs=kwargs,
+        alias_reasoning=alias_reasoning,
+    )
+    return turn.prompt, turn.text
+
+
+def assistant_turn(
+    chat: ChatTemplate,
+    message: dict[str, Any],
+    stops: tuple[str, ...] = (),
+    *,
+    user: dict[str, Any] = USER,
+    tools: list[dict[str, Any]] | None = None,
+    kwargs: Mapping[str, Any] | None = None,
+    alias_reasoning: bool = True,
+) -> Turn:
+    """The :class:`Turn` :func:`render_turn` cuts."""
     extra = dict(kwargs or {})
     prompt, opening = generation_prompt(chat, [user], tools, **extra)
     try:
@@ -87,4 +125,4 @@ def render_turn(
     turn = turn.rstrip()
     if opening.strip() and turn.endswith(opening.rstrip()) and len(turn) > len(opening.rstrip()):
         turn = turn[: -len(opening.rstrip())].rstrip()  # the next generation prompt, appended
-    return prompt, turn
+    return Turn(prompt, turn, whole.startswith(prompt))

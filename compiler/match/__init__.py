@@ -1,0 +1,48 @@
+"""Which catalogue parser reads what a model's chat template writes: evidence, not a guess.
+
+``match(chat_template, special_tokens)`` renders probe conversations through the chat template
+(in jinja2's sandbox, as ``rtc lint`` renders them; :mod:`.probes` lists them: content,
+reasoning under each key, content and a call, typed arguments, parallel calls, no tools, the
+thinking switch), cuts each assistant turn out of the rendering, parses it with every catalogue
+parser after the rendered prompt, and ranks the families by how many probes come back as the
+chat template wrote them (:mod:`.compare`)::
+
+    from rtc.compiler.match import match
+    found = match(tokenizer.chat_template, {"bos_token": "<s>", "eos_token": "</s>"})
+    found.best                     # families that round-trip every probe, e.g. ["qwen3", ...]
+    top = found.ranking[0]         # Score: .family, .passed, .total, .first_difference
+    [(o.label, o.difference) for o in top.outcomes]     # the evidence, probe by probe
+    found.to_json()                # what `rtc match --format json` prints
+
+``special_tokens`` are the tokenizer config's ``*_token`` entries (``bos_token`` is written by
+many templates; ``eos_token``, when given, is where each turn is cut, as a model stops there).
+``families`` limits the ranking to some catalogue names. Raises
+:class:`rtc.compiler.chat.ChatTemplateError` when the chat template does not compile; a probe
+the template cannot render is left out (``Rendered.error`` says why), so a template that
+renders nothing gives a ranking of empty scores and no ``best``.
+
+Cost: one call is about 20 renders and the catalogue's parsers on each probe; with the parsers
+already imported it takes tens of milliseconds (most of it in jinja2), and the first call also
+imports the 47 parser modules (README, "Matching and inferring" has the figures). It needs jinja2
+and the runtime only (no click, no black), so a server can call it once at start-up. Renders run
+under a time limit on the main thread only (a signal); elsewhere they are not capped.
+"""
+
+from __future__ import annotations
+
+from .compare import difference
+from .probes import TOOLS, Expected, Rendered, render_all
+from .ranking import Match, Outcome, Score, match, rank
+
+__all__ = [
+    "TOOLS",
+    "Expected",
+    "Match",
+    "Outcome",
+    "Rendered",
+    "Score",
+    "difference",
+    "match",
+    "rank",
+    "render_all",
+]
