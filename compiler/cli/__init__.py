@@ -2,10 +2,10 @@
 
 One module per command (``compile``, ``check``, ``parse``, ``bench``, ``lint``, ``match``), each
 parsing its arguments and calling into the module that owns the work; ``common`` holds what they
-share (the one-line ``Failure``, atomic writes, JSON printing) and ``app`` the group. A new command is a new
-module here and one ``add_command`` line below. Failures follow one rule (DESIGN.md, CLI): one line
-``rtc: error: …`` on stderr, exit status 2, no traceback, no partial output file; ``rtc check``
-exits 1 when it finds drift.
+share (the one-line ``Failure``, atomic writes, JSON printing) and ``app`` the group. A new
+command is a new module here and one ``add_command`` line below. Failures follow one rule
+(DESIGN.md, CLI): one line ``rtc: error: …`` on stderr, exit status 2, no traceback, no partial
+output file; ``rtc check`` exits 1 when it finds drift.
 """
 
 from __future__ import annotations
