@@ -317,13 +317,22 @@ def _closed(probes: list[Rendered]) -> list[Rendered]:
     return out
 
 
+def render_probes(chat: ChatTemplate, stops: tuple[str, ...] = ()) -> list[Rendered]:
+    """Every probe rendered by ``chat`` (compiled with ``now=lambda: FIXED_NOW`` for the same
+    text on every run)."""
+    return _closed([render(chat, probe, stops) for probe in conversations(chat)])
+
+
+def chat_template(source: str, special_tokens: Mapping[str, str] | None = None) -> ChatTemplate:
+    """``source`` compiled as the probes render it. Raises :class:`ChatTemplateError`."""
+    return ChatTemplate(source, dict(special_tokens or {}), now=lambda: FIXED_NOW)
+
+
 def render_all(source: str, special_tokens: Mapping[str, str] | None = None) -> list[Rendered]:
     """Every probe rendered by the chat template ``source`` (jinja2). Raises
     :class:`ChatTemplateError` when the template does not compile."""
     tokens = dict(special_tokens or {})
-    chat = ChatTemplate(source, tokens, now=lambda: FIXED_NOW)
-    stops = stop_tokens(tokens)
-    return _closed([render(chat, probe, stops) for probe in conversations(chat)])
+    return render_probes(chat_template(source, tokens), stop_tokens(tokens))
 
 
 __all__ = ["TOOLS", "Conversation", "Expected", "Rendered", "literal_forms", "render_all"]
