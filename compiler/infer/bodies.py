@@ -324,19 +324,22 @@ def find_format(text: str, name: str, arguments: dict[str, Any]) -> tuple[Format
     if python is not None:
         return python[0], Call(at, python[1])
     found_params = parameters(text, after, arguments)
-    if found_params is None or regex.match(r"\s*\{\s*'", text[after:]):
+    try:
+        if found_params is None:
+            raise Unproven(
+                "tool call body",
+                "the arguments are neither JSON, nor a Python call, nor parameters written one "
+                f"by one (after the name: {shown(text[after:after + 80], 80)})",
+            )
+        tag, before, after_value = _tag(text, found_params, len(text))
+    except Unproven:
         if regex.search(r"\{\s*'\w+'\s*:", text[after:]):
             raise Unproven(
                 "tool call body",
                 "the arguments are a Python dict ({'key': …}), which no content parser reads: "
                 f"{shown(text[after:after + 60], 60)}",
-            )
-        raise Unproven(
-            "tool call body",
-            "the arguments are neither JSON, nor a Python call, nor parameters written one by "
-            f"one (after the name: {shown(text[after:after + 80], 80)})",
-        )
-    tag, before, after_value = _tag(text, found_params, len(text))
+            ) from None
+        raise
     fmt = Format("parameters", after_name=[text[after : found_params[0][0] - len(before)]])
     fmt.tag, fmt.before, fmt.after = tag, before, after_value
     fmt.content_args = {"tag_pattern": tag}
