@@ -55,6 +55,7 @@ class Inference:
     evidence: list[Evidence] = field(default_factory=list)
     problems: list[Unproven] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
+    rendered: int = 0  # probes the chat template rendered
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,7 +70,7 @@ def infer(chat_template_source: str, special_tokens: Mapping[str, str] | None = 
     tokens = dict(special_tokens or {})
     chat = chat_template(chat_template_source, tokens)
     probes = [p for p in render_probes(chat, stop_tokens(tokens)) if p.error is None]
-    found = Inference()
+    found = Inference(rendered=len(probes))
     try:
         _infer(found, chat, probes, chat_template_source, tokens)
     except Unproven as problem:
