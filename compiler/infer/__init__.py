@@ -121,7 +121,7 @@ def _infer(
         except (TemplateError, TemplateTypeError):
             return False
 
-    reasoning, anchor, evidence = find_reasoning(settings, base, lead, works)
+    reasoning, anchor, evidence = find_reasoning(settings, base, lead, works, source)
     if anchor != base:
         why = f"{anchor_evidence.why}, less the reasoning opening it prefills"
         anchor_evidence = Evidence("start_anchor", anchor, why)

@@ -20,6 +20,7 @@ A call sits in a block from ``start`` (its first character: the object's brace, 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,8 +225,8 @@ def generalize(variants: list[str]) -> str:
         if all(p == pieces[0] for p in pieces):
             out.append(pattern(pieces[0]))
             continue
-        head = common_prefix(list(pieces))
-        tail = common_suffix([p[len(head) :] for p in pieces])
+        head = os.path.commonprefix(list(pieces))
+        tail = os.path.commonprefix([p[len(head) :][::-1] for p in pieces])[::-1]
         middles = [p[len(head) : len(p) - len(tail)] for p in pieces]
         if all(m.isdigit() for m in middles):
             gap = r"\d+"

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import regex
+
 from rtc.compiler.match.probes import CONTENT, REASONING, Rendered
 
 from .evidence import Evidence, Unproven
@@ -186,11 +188,32 @@ def prefill_candidates(text: str) -> list[str]:
     return out
 
 
+def _unclosed_opening(settings: list[Setting], source: str) -> None:
+    """Refuse a generation prompt that ends with an opening tag (``<think>``) the template
+    closes elsewhere (its source writes ``</think>``) but no rendered turn closes: the model
+    writes something there and closes it, and no render shows what."""
+    turns = [p.turn for s in settings for p in s.probes]
+    for setting in settings:
+        last = [t for t in tokens(setting.opening.rstrip()) if not t.isspace()]
+        tag = regex.fullmatch(r"<([\w:.\-]+)>", last[-1]) if last else None
+        if tag is None:
+            continue
+        close = f"</{tag.group(1)}>"
+        if close in source and not any(close in turn for turn in turns):
+            raise Unproven(
+                "reasoning",
+                f"the generation prompt ends with {shown(last[-1])}, which the template closes "
+                f"with {shown(close)} elsewhere but no rendered turn does: what a model writes "
+                "after it is not shown",
+            )
+
+
 def find_reasoning(
     settings: list[Setting],
     anchor: str,
     lead: str,
     works: Callable[[Reasoning, str], bool],
+    source: str = "",
 ) -> tuple[Reasoning | None, str, list[Evidence]]:
     """(reasoning, start anchor, evidence). ``works(reasoning, anchor)`` tells whether a
     template with them round-trips the probes that hold no call."""
@@ -200,6 +223,7 @@ def find_reasoning(
         if found is not None:
             break
     if found is None:
+        _unclosed_opening(settings, source)
         why = "no probe's turn writes the reasoning: no reasoning field"
         return None, anchor, [Evidence("reasoning", "", why)]
     key, probe = found
@@ -243,7 +267,8 @@ def find_reasoning(
 
 def unexplained(text: str, reasoning: Reasoning | None) -> str:
     """``text`` (written around content) less an empty reasoning block or a lone reasoning
-    opening or close at its start."""
+    opening at its start. A lone close stays: where no reasoning is open (a generation prompt
+    that writes ``</think>`` to turn thinking off), the content field must drop it."""
     rest = text.strip()
     if reasoning is None:
         return rest
@@ -251,8 +276,6 @@ def unexplained(text: str, reasoning: Reasoning | None) -> str:
         rest = rest[rest.index(reasoning.close) + len(reasoning.close) :]
     elif rest.startswith(reasoning.open):
         rest = rest[len(reasoning.open) :]
-    elif rest.startswith(reasoning.close):
-        rest = rest[len(reasoning.close) :]
     return rest.strip()
 
 
