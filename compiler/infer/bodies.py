@@ -225,6 +225,9 @@ def generalize(variants: list[str]) -> str:
         if all(p == pieces[0] for p in pieces):
             out.append(pattern(pieces[0]))
             continue
+        if all(regex.fullmatch(r"\w+", p) for p in pieces):
+            out.append(r"\w+")  # an id or an index the template writes: any word
+            continue
         head = os.path.commonprefix(list(pieces))
         tail = os.path.commonprefix([p[len(head) :][::-1] for p in pieces])[::-1]
         middles = [p[len(head) : len(p) - len(tail)] for p in pieces]
