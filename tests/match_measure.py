@@ -25,7 +25,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from catalogue_data import CATALOGUE, catalogue_names, expected_meaning, family, meaning  # noqa: E402
+from catalogue_data import (
+    CATALOGUE,
+    catalogue_names,
+    expected_meaning,
+    family,
+    meaning,
+)  # noqa: E402
 
 import rtc.generated as catalogue  # noqa: E402
 from rtc.compiler import load  # noqa: E402
