@@ -63,30 +63,11 @@ class Turn:
 
 
 def render_turn(
-    chat: ChatTemplate,
-    message: dict[str, Any],
-    stops: tuple[str, ...] = (),
-    *,
-    user: dict[str, Any] = USER,
-    tools: list[dict[str, Any]] | None = None,
-    kwargs: Mapping[str, Any] | None = None,
-    alias_reasoning: bool = True,
+    chat: ChatTemplate, message: dict[str, Any], stops: tuple[str, ...] = (), **options: Any
 ) -> tuple[str, str]:
-    """(prompt, assistant turn) as the chat template renders ``message`` after ``user``.
-
-    ``kwargs`` are passed to the template (``enable_thinking``…); ``alias_reasoning`` as in
-    :meth:`ChatTemplate.render`. Raises :class:`ChatTemplateError` when the template cannot
-    render the conversation.
-    """
-    turn = assistant_turn(
-        chat,
-        message,
-        stops,
-        user=user,
-        tools=tools,
-        kwargs=kwargs,
-        alias_reasoning=alias_reasoning,
-    )
+    """(prompt, assistant turn): :func:`assistant_turn` without knowing whether the turn
+    continues its prompt."""
+    turn = assistant_turn(chat, message, stops, **options)
     return turn.prompt, turn.text
 
 
@@ -100,7 +81,13 @@ def assistant_turn(
     kwargs: Mapping[str, Any] | None = None,
     alias_reasoning: bool = True,
 ) -> Turn:
-    """The :class:`Turn` :func:`render_turn` cuts."""
+    """The prompt and the assistant turn as the chat template renders ``message`` after
+    ``user``.
+
+    ``kwargs`` are passed to the template (``enable_thinking``…); ``alias_reasoning`` as in
+    :meth:`ChatTemplate.render`. Raises :class:`ChatTemplateError` when the template cannot
+    render the conversation.
+    """
     extra = dict(kwargs or {})
     prompt, opening = generation_prompt(chat, [user], tools, **extra)
     try:

@@ -7,11 +7,11 @@ import json
 
 import click
 
-from rtc.compiler.chat import ChatTemplateError, read_chat_source
 from rtc.compiler.infer import infer
 from rtc.compiler.infer.report import explanation, refusals
 
-from .common import Failure, failing_as, write_atomically
+from .common import Failure, write_atomically
+from .match import from_chat_template
 
 
 @click.command("infer")
@@ -37,12 +37,7 @@ def infer_command(source: str, output: str | None, explain: bool) -> None:
     Exit status: 0 when the template is written, 1 when a part cannot be inferred (each part
     and why on stderr; nothing written), 2 when SOURCE cannot be used (one line on stderr).
     """
-    with failing_as():
-        given = read_chat_source(source)
-    try:
-        found = infer(given.text, given.special_tokens)
-    except ChatTemplateError as exc:
-        raise Failure(f"{given.name}: {exc}") from None
+    given, found = from_chat_template(source, infer)
     if explain:
         click.echo(explanation(found, given.name, found.rendered), err=True, nl=False)
     if found.template is None:

@@ -3,13 +3,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import click
 
-from rtc.compiler.chat import ChatTemplateError, read_chat_source
+from rtc.compiler.chat import ChatSource, ChatTemplateError, read_chat_source
 from rtc.compiler.match import match
 from rtc.compiler.match.report import as_json, as_text
 
 from .common import Failure, failing_as
+
+T = TypeVar("T")
+
+
+def from_chat_template(source: str, work: Callable[..., T]) -> tuple[ChatSource, T]:
+    """SOURCE's chat template and what ``work(chat_template, special_tokens)`` makes of it; an
+    unreadable source or a chat template that does not compile is a one-line failure."""
+    with failing_as():
+        given = read_chat_source(source)
+    try:
+        return given, work(given.text, given.special_tokens)
+    except ChatTemplateError as exc:
+        raise Failure(f"{given.name}: {exc}") from None
 
 
 @click.command("match")
@@ -30,12 +46,7 @@ def match_command(source: str, format_: str) -> None:
     Exit status: 0 when some family round-trips every probe, 1 when none does, 2 when SOURCE
     cannot be used (one line on stderr).
     """
-    with failing_as():
-        given = read_chat_source(source)
-    try:
-        found = match(given.text, given.special_tokens)
-    except ChatTemplateError as exc:
-        raise Failure(f"{given.name}: {exc}") from None
+    given, found = from_chat_template(source, match)
     if not found.rendered:
         first = found.probes[0].error if found.probes else "no probes"
         raise Failure(f"{given.name}: the chat template renders none of the probes: {first}")
