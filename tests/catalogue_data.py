@@ -60,6 +60,7 @@ FAMILY_KEYS = {
     "chat_template",
     "not_expressible",
     "description",
+    "whitespace",
 }
 FIXTURE_KEYS = {"id", "source", "text", "prefix", "tools", "expected", "note"}
 EXPECTED_KEYS = {"reasoning", "content", "tool_calls"}
