@@ -1,26 +1,32 @@
 """Every rtc-written family keeps every word: README's content promise, checked family by family.
 
-README promises that in the families rtc maintains, ``content`` is the text outside reasoning and
-tool calls, concatenated as written, whitespace included: no piece is stripped, pieces are joined
-with nothing in between (with the content field's ``join`` where each piece is its own explicit
-region), so the words on the two sides of a call, of a stray delimiter or of a second reasoning
-block are never glued together.
+README promises that in the families rtc maintains, ``content`` is every character outside the
+reasoning and the tool calls, as written: no piece is stripped, pieces are joined with nothing in
+between (with the content field's ``join`` where each piece is its own explicit region), so the
+words on the two sides of a call, of a stray delimiter or of a second reasoning block are never
+glued together. The whitespace right after a reasoning block's close may go with it (chat
+templates write a blank line after a prefilled ``</think>``); everything else stays.
 
 The families are discovered from the catalogue (``origin: "rtc"`` in ``family.json``), so a family
 added later is checked too. Texts are built from each family's own material:
 
 - a call: the text of one of the family's real-output fixtures that is nothing but tool calls
-  (the first met one read after the family's prompt, or the one ``whitespace.call`` names);
+  (without a leading close of reasoning the fixture's prompt opened) and that parses back to
+  exactly those calls after the family's content prefix;
 - the reasoning markup: the first literal open and close of the reasoning field, where both are
   literals (a second block must be kept, joined to the first);
 - stray delimiters: the literal closes of the implicit content field that are not end-of-turn
   tokens (``</think>`` outside reasoning, ``</minimax:tool_call>`` …): the delimiter may be
   dropped or kept, the whitespace on its two sides is kept.
 
-Optional ``whitespace`` settings in ``family.json``: ``prefix`` (a prompt after which bare text is
-content, when the family's prompt opens the reasoning), ``content`` (``[before, after]``: how a
-piece of content is written where content lives in explicit regions), ``call`` (the fixture id),
-``call_end`` (markup the stop-stripped call text lacks when more text follows it).
+A family states in ``family.json``'s ``whitespace`` what the test needs to know about it, each
+setting also stated in README: ``prefix`` (a prompt after which bare text is content, where the
+family's prompt opens the reasoning), ``content`` (``[before, after]``: how a piece of content is
+written where content lives in explicit regions), ``call`` (the fixture to take the call from),
+``call_end`` (markup the stop-stripped call text lacks when more text follows it),
+``text_after_calls: false`` (a call runs to the end of the turn), ``after_call: "dropped"`` (the
+whitespace right after a call goes with it), ``call_header: true`` (the call is a message of its
+own whose header takes the spaces around it).
 
 Each text is parsed one shot and streamed one and three characters at a time; the content must
 equal the expected string exactly, and the calls and reasoning must be those of the parts.
