@@ -68,7 +68,8 @@ def row(name: str) -> str:
     trip_gaps = [key for key in fam.gaps if key.startswith("round-trip:")]
     met = f"{len(fam.fixtures) - len(fixture_gaps)}/{len(fam.fixtures)}"
     earlier = _before()["met"].get(name)
-    before = f"{earlier[0]}/{earlier[1]}" if earlier else "—"
+    # Shown only while it counts the same fixtures: a fixture added since makes it a different set.
+    before = f"{earlier[0]}/{earlier[1]}" if earlier and earlier[1] == len(fam.fixtures) else "—"
     trips = (
         f"{ROUND_TRIP_CASES - len(trip_gaps)}/{ROUND_TRIP_CASES}" if meta["chat_template"] else "—"
     )
