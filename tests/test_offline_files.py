@@ -297,6 +297,7 @@ def test_an_interrupt_outside_the_workers_shuts_them_down_before_returning(
     import multiprocessing
 
     from rtc.compiler.offline import files
+    from rtc.compiler.offline.job import JobFailed
     from rtc.compiler.offline.output import BackgroundWriter
     from rtc.compiler.offline.parsers import ParserRef
     from rtc.compiler.offline.records import Fields
@@ -313,7 +314,7 @@ def test_an_interrupt_outside_the_workers_shuts_them_down_before_returning(
     monkeypatch.setattr(BackgroundWriter, "write", interrupted_write)
     out = tmp_path / "out.parquet"
     out.write_bytes(b"previous run")
-    with pytest.raises(files.JobFailed) as failed:
+    with pytest.raises(JobFailed) as failed:
         files.run(
             str(corpora["qwen3"]), str(out), ParserRef.catalogue("qwen3"),
             Fields(prefix_field="prompt"), workers=2, batch_size=100,

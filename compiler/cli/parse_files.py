@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from rtc.compiler.offline.command import DEFAULT_BATCH_SIZE, FileJob
+from rtc.compiler.offline.command import FileJob
+from rtc.compiler.offline.job import DEFAULT_BATCH_SIZE
 from rtc.compiler.offline.records import Fields
 from rtc.compiler.sources import read_text_file
 
@@ -126,7 +127,7 @@ def run_file_job(
 ) -> None:
     """Run the job the options describe; every failure becomes one line (130 if interrupted)."""
     from rtc.compiler.offline import command
-    from rtc.compiler.offline.files import JobFailed
+    from rtc.compiler.offline.job import JobFailed
     from rtc.compiler.offline.tables import OutputError
 
     given = [name for name, value in unused.items() if value]

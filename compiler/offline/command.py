@@ -11,11 +11,10 @@ from dataclasses import dataclass
 
 from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
 
+from .job import DEFAULT_BATCH_SIZE
 from .parsers import ParserRef
 from .progress import Progress
 from .records import Fields
-
-DEFAULT_BATCH_SIZE = 1024
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from rtc.compiler.errors import SourceError
 
 from .batches import Encoded, encode
-from .command import DEFAULT_BATCH_SIZE
 from .interrupts import Interrupts
+from .job import DEFAULT_BATCH_SIZE, JobFailed
 from .jsonl import STDIN, JsonlChunk, open_jsonl, read_chunks
 from .output import BackgroundWriter, JsonlWriter
 from .parquet import ArrowBatch, ParquetWriter, is_parquet, open_parquet, read_parquet
@@ -43,19 +43,6 @@ class Job:
 
     def run(self, batch: Batch) -> Encoded:
         return encode(self.parser.module(), self.fields, batch, self.parquet_out)
-
-
-class JobFailed(Exception):
-    """The job stopped (an error, a crash or an interrupt) after ``counts``; no output written."""
-
-    def __init__(self, reason: str, counts: Counts, interrupted: bool = False) -> None:
-        where = f"after {counts.records:,} records"
-        if counts.last_line:
-            where += f" (input line {counts.last_line:,})"
-        said = f"interrupted {where}" if interrupted else f"{reason}; stopped {where}"
-        super().__init__(f"{said}; no output written")
-        self.counts = counts
-        self.interrupted = interrupted
 
 
 def _batches(path: str, fields: Fields, batch_size: int) -> tuple[Iterator[Batch], int | None]:

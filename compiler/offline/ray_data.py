@@ -165,8 +165,8 @@ def run_file_job(
     """
     import ray
 
-    from .files import JobFailed
     from .interrupts import Interrupts
+    from .job import JobFailed
     from .parquet import is_parquet
     from .tables import OutputError
 
