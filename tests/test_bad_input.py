@@ -1,4 +1,4 @@
-"""Bad generations and bad calls: rtc fails like transformers 5.23.0 (issue 5).
+"""Bad generations and bad calls: rtc fails like transformers 5.23.0.
 
 Malformed tool-call JSON, unterminated regions, NUL and lone surrogates in the text, chunks that
 are not ``str``, calls after ``finalize()``, errors inside ``feed`` followed by more feeds

@@ -1,4 +1,4 @@
-"""Hostile templates: untrusted strings in every position must never become code (issue 5).
+"""Hostile templates: untrusted strings in every position must never become code.
 
 A response template is untrusted data (DESIGN.md, Safety). For every hostile string (quotes,
 triple quotes, backslashes, line breaks Python or ``str.splitlines`` know, NUL, lone
