@@ -349,5 +349,5 @@ def test_prefill_needs_a_literal_reasoning_opening() -> None:
         bench.plan_template(template), replace(bench.QUICK, workloads=("call-1",))
     )
     assert [w.name for w in workloads] == ["call-1:prompt", "call-1:empty"]
-    assert skipped[-1]["workload"] == "call-2:prefill"
+    assert skipped[-1]["workload"] == "call-1:prefill"  # what was asked for, and why not
     assert "opens on a pattern" in skipped[-1]["reason"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import lru_cache
 
 _SUBJECTS = (
     "the forecast",
@@ -191,11 +192,13 @@ def _blocks(paragraph: _Block, listing: _Block, size: int, seed: int) -> str:
     return text.strip() + "." if text[-1:].isspace() else text.strip()
 
 
+@lru_cache(maxsize=32)
 def answer_prose(size: int, seed: int = 0) -> str:
     """About ``size`` characters of an English Markdown answer (deterministic for a seed)."""
     return _blocks(_english_paragraph, _english_list, size, seed)
 
 
+@lru_cache(maxsize=32)
 def unicode_prose(size: int, seed: int = 0) -> str:
     """About ``size`` characters of Chinese, accented Latin and emoji, in Markdown."""
     return _blocks(_mixed_paragraph, _mixed_list, size, seed)

@@ -80,9 +80,10 @@ def bench_template(
     record["skipped"] += skipped
     record["notes"] += notes
     record["regions"] = []
+    struck: set[tuple[str, str]] = set()
     for stream in streams:
         say(f"{name}: {stream.name} (token-sized chunks)")
-        record["regions"].append(region_run(sides, stream, config, deadline))
+        record["regions"].append(region_run(sides, stream, config, deadline, struck))
 
     record["linearity"] = _linearity(record, config)
     # The headline linearity compares two measurements; taken from the table they were made

@@ -34,16 +34,25 @@ from typing import Any
 from .config import BenchConfig
 from .regions import RegionStream
 from .sides import FloorParser, Sides
-from .timing import Op, capped_call, measure, ratio, stream_op
+from .timing import Measured, Op, capped_call, measure, ratio, stream_op
 from .tokens import token_chunks
 
 SIDES = ("rtc", "deltas", "reference", "floor")
 
 
 def region_run(
-    sides: Sides, stream: RegionStream, config: BenchConfig, deadline: float
+    sides: Sides,
+    stream: RegionStream,
+    config: BenchConfig,
+    deadline: float,
+    struck: set[tuple[str, str]],
 ) -> dict[str, Any]:
-    """The record of one region workload (see the module docstring)."""
+    """The record of one region workload (see the module docstring).
+
+    ``struck`` holds the (side, region) pairs that timed out on a workload of this template
+    (this one adds to it): a side that could not stream a region's prose in time is not run on
+    its other variant, nor on the growth texts (a quadratic parser would cost minutes there).
+    """
     config = replace(config, min_repeats=max(config.min_repeats, config.region_min_repeats))
     text = stream.text(config.region_size)
     chunks = token_chunks(text)
@@ -64,10 +73,17 @@ def region_run(
         entry["mismatch"] = mismatch
     makers = sides.region_makers(stream.prefix, stream.tools, config)
     ops: dict[str, Op] = {
-        key: (stream_op(make, chunks), cap) for key, (make, cap) in makers.items()
+        key: (stream_op(make, chunks), cap)
+        for key, (make, cap) in makers.items()
+        if (key, stream.region) not in struck
     }
     ops["floor"] = (stream_op(FloorParser, chunks, finalize=False), None)
     timed = measure(ops, config, deadline)
+    for key in makers:
+        if key not in ops:
+            timed[key] = Measured(status=f"skipped: timed out on another {stream.region} stream")
+        elif timed[key].status == "timeout":
+            struck.add((key, stream.region))
     values: dict[str, float | None] = {}
     for key in SIDES:
         if key in timed:
@@ -77,10 +93,22 @@ def region_run(
     entry["floor_ratio"] = ratio(values["rtc"], values["floor"])
     entry["deltas_over_rtc"] = ratio(values["deltas"], values["rtc"])
     entry["deltas_speedup"] = ratio(values["reference"], values["deltas"])
-    entry["path"] = path_profile(sides.module, stream, chunks)
+    entry["path"] = None
+    if timed["rtc"].ok:
+        # Two untimed runs (a warm-up, then the counted one): capped like a sample each.
+        entry["path"], _problem = capped_call(
+            lambda: path_profile(sides.module, stream, chunks), 2 * config.rtc_timeout
+        )
     small, large = config.growth_sizes
     if not stream.variant and stream.region in config.growth_regions and small != large:
-        entry["growth"] = _growth(sides, stream, config, deadline)
+        if timed["rtc"].ok:
+            entry["growth"] = _growth(sides, stream, config, deadline)
+        else:
+            entry["growth"] = {
+                "sizes": [small, large],
+                "rtc": None,
+                "status": "rtc did not " f"finish the {config.region_size}-char stream",
+            }
     return entry
 
 

@@ -209,6 +209,9 @@ def build_workloads(
     _add_short_calls(plan, add, skipped)
     if config.workloads:
         workloads = [w for w in workloads if selected(w.name, config.workloads)]
+        skipped = [
+            s for s in skipped if s["workload"] == "*" or selected(s["workload"], config.workloads)
+        ]
     return workloads, skipped
 
 
