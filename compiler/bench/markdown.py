@@ -40,7 +40,7 @@ def _template_table(report: dict[str, Any], config: dict[str, Any]) -> list[str]
     chunk, size = config["headline_chunk"], config["headline_size"] // 1024
     large = max(config["sizes"]) // 1024
     lines = [
-        f"| template | stream {chunk}-char, {size} KB: rtc µs/chunk | speedup | × floor "
+        f"| template | reasoning block, {chunk}-char, {size} KB: rtc µs/chunk | speedup | × floor "
         f"| one-shot short: rtc µs | speedup | one-shot {large} KB: rtc µs | speedup "
         "| construction speedup | linearity |",
         "|---|---|---|---|---|---|---|---|---|---|",

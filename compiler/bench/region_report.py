@@ -83,28 +83,29 @@ def template_lines(record: dict[str, Any]) -> list[str]:
     return lines
 
 
-def summary_lines(summary: dict[str, Any], config: dict[str, Any]) -> list[str]:
+def _summary_cells(row: dict[str, Any]) -> list[str]:
+    """One region workload's row over templates (see ``summary.region_summary``)."""
+    return [
+        row["workload"],
+        str(row["templates"]),
+        num(row["speedup"], "x"),
+        _with_template(row.get("lowest"), row.get("lowest_template")),
+        num(row["floor_ratio"], "x"),
+        num(row["deltas_over_rtc"], "x"),
+        num(row["growth"], "x"),
+        _with_template(row.get("highest_growth"), row.get("highest_growth_template")),
+        _percent(row["slow_chunks"]),
+    ]
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
     """Over templates, per region workload: medians, the lowest speedup, the highest growth."""
     rows = summary.get("regions") or []
     if not rows:
         return []
-    small, large = _growth_sizes(config)
     header = ["region stream", "n", "speedup", "lowest", "xfloor", "deltas"]
     header += ["growth", "highest growth", "slow"]
-    body = [
-        [
-            row["workload"],
-            str(row["templates"]),
-            num(row["speedup"], "x"),
-            _with_template(row.get("lowest"), row.get("lowest_template")),
-            num(row["floor_ratio"], "x"),
-            num(row["deltas_over_rtc"], "x"),
-            num(row["growth"], "x"),
-            _with_template(row.get("highest_growth"), row.get("highest_growth_template")),
-            _percent(row["slow_chunks"]),
-        ]
-        for row in rows
-    ]
+    body = [_summary_cells(row) for row in rows]
     return ["Streaming by region (medians over templates)", *table(body, header, left=1)]
 
 
@@ -155,19 +156,7 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
         f"ResponseParser | growth {large} / {small} | highest growth | chunks off the fast path |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in rows:
-        cells = [
-            row["workload"],
-            str(row["templates"]),
-            num(row["speedup"], "x"),
-            _with_template(row.get("lowest"), row.get("lowest_template")),
-            num(row["floor_ratio"], "x"),
-            num(row["deltas_over_rtc"], "x"),
-            num(row["growth"], "x"),
-            _with_template(row.get("highest_growth"), row.get("highest_growth_template")),
-            _percent(row["slow_chunks"]),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["| " + " | ".join(_summary_cells(row)) + " |" for row in rows]
     header, family = family_rows(report)
     if family:
         lines += ["", "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]

@@ -107,7 +107,7 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(f"  skipped {skip['workload']}: {skip['reason']}")
     if report["summary"].get("regions"):
         lines += ["", legend(config), *family_lines(report)]
-        lines += summary_lines(report["summary"], config)
+        lines += summary_lines(report["summary"])
     lines += ["", *format_calls(report["summary"].get("calls", []))]
     lines += ["", *format_summary(report["summary"])]
     return "\n".join(lines) + "\n"

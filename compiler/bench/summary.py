@@ -194,12 +194,14 @@ def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, 
 def _labels(config: BenchConfig) -> dict[str, str]:
     small, large = config.linearity_sizes
     head = size_label(config.headline_size)
+    chunk = f"{config.headline_chunk}-char chunks"
     large_label = size_label(max(config.sizes))
     region = size_label(config.region_size)
     growth = " / ".join(size_label(size) for size in reversed(config.growth_sizes))
     return {
-        "stream_speedup": f"streaming per chunk ({config.headline_chunk}-char, {head}) speedup",
-        "stream_floor": f"streaming per chunk ({config.headline_chunk}-char, {head}) / floor",
+        # The reasoning-heavy workload: a reasoning block, where one literal close is watched.
+        "stream_speedup": f"reasoning-block streaming ({chunk}, {head}): speedup",
+        "stream_floor": f"reasoning-block streaming ({chunk}, {head}): per chunk / floor",
         "oneshot_short_speedup": "one-shot short speedup (vs from-dict)",
         "oneshot_short_speedup_loaded": "one-shot short speedup (vs preloaded)",
         "oneshot_large_speedup": f"one-shot {large_label} speedup (vs from-dict)",
@@ -213,12 +215,12 @@ def _labels(config: BenchConfig) -> dict[str, str]:
         "(vs preloaded)",
         "oneshot_calls_lowest": "one-shot tool calls, all prompt shapes: lowest (vs from-dict)",
         "oneshot_large_lowest": f"one-shot {large_label}: lowest template (vs from-dict)",
-        "deltas_over_rtc": f"OpenAI deltas per chunk ({config.headline_chunk}-char, {head}) / rtc",
-        "answer_speedup": f"answer streaming, token chunks, {region} of prose: speedup",
-        "answer_lowest": f"answer streaming, token chunks, {region}: lowest family speedup",
-        "answer_floor": f"answer streaming, token chunks, {region}: per chunk / floor",
-        "answer_deltas": f"answer streaming, token chunks, {region}: DeltaStream / ResponseParser",
-        "answer_growth": f"answer streaming, token chunks: per chunk {growth}, highest family",
+        "deltas_over_rtc": f"reasoning-block streaming ({chunk}, {head}): DeltaStream / rtc",
+        "answer_speedup": f"answer streaming (token chunks, {region} of prose): speedup",
+        "answer_lowest": f"answer streaming (token chunks, {region}): lowest family speedup",
+        "answer_floor": f"answer streaming (token chunks, {region}): per chunk / floor",
+        "answer_deltas": f"answer streaming (token chunks, {region}): DeltaStream / rtc",
+        "answer_growth": f"answer streaming (token chunks): per chunk {growth}, highest family",
     }
 
 
