@@ -106,11 +106,29 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     header = ["region stream", "n", "speedup", "lowest", "xfloor", "deltas"]
     header += ["growth", "highest growth", "slow"]
     body = [_summary_cells(row) for row in rows]
-    return ["Streaming by region (medians over templates)", *table(body, header, left=1)]
+    lines = ["Streaming by region (medians over templates)", *table(body, header, left=1)]
+    for row in rows:
+        failed: dict[str, list[str]] = {}
+        for template, status in (row.get("rtc_failed") or {}).items():
+            failed.setdefault(status.split(":")[0], []).append(template)
+        for status, templates in failed.items():
+            lines.append(f"  {row['workload']}: rtc {status} on {', '.join(templates)}")
+    return lines
 
 
 def _with_template(value: float | None, template: str | None) -> str:
     return "-" if value is None else f"{num(value, 'x')} {template}"
+
+
+def _speedup_cell(entry: dict[str, Any] | None) -> str:
+    """A region stream's speedup; what happened to rtc when it did not finish; "-": the
+    template has no such region."""
+    if entry is None:
+        return "-"
+    status = (entry.get("rtc") or {}).get("status", "ok")
+    if status != "ok":
+        return status.split(":")[0]
+    return num(entry.get("speedup"), "x")
 
 
 def family_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -127,13 +145,14 @@ def family_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     for record in report["templates"]:
         if "error" in record or not record.get("regions"):
             continue
-        values = region_values(find_region(record, first))
-        row = [record["name"]]
-        for key in REGION_COLUMNS:
+        entry = find_region(record, first)
+        values = region_values(entry)
+        row = [record["name"], _speedup_cell(entry)]
+        for key in list(REGION_COLUMNS)[1:]:
             row.append(_percent(values[key]) if key == "slow_chunks" else num(values[key], "x"))
         for name in others:
-            other = region_values(find_region(record, name))
-            row += [num(other["speedup"], "x"), num(other["floor_ratio"], "x")]
+            other = find_region(record, name)
+            row += [_speedup_cell(other), num(region_values(other)["floor_ratio"], "x")]
         rows.append(row)
     return header, rows
 

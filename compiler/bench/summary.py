@@ -56,6 +56,14 @@ def region_summary(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if find_region(rec, name) is not None
         }
         row: dict[str, Any] = {"workload": name, "templates": len(values)}
+        # Templates where the parser itself did not finish the stream (a timeout, an error):
+        # furthest from any target, and without a number.
+        row["rtc_failed"] = {
+            rec["name"]: status
+            for rec in records
+            if (status := ((find_region(rec, name) or {}).get("rtc") or {}).get("status", "ok"))
+            != "ok"
+        }
         for key in REGION_COLUMNS:
             known = {t: v[key] for t, v in values.items() if v[key] is not None}
             row[key] = statistics.median(known.values()) if known else None
