@@ -121,13 +121,16 @@ def _with_template(value: float | None, template: str | None) -> str:
 
 
 def _speedup_cell(entry: dict[str, Any] | None) -> str:
-    """A region stream's speedup; what happened to rtc when it did not finish; "-": the
-    template has no such region."""
+    """A region stream's speedup; what happened to rtc (or the reference) when it did not
+    finish; "-": the template has no such region, or the run has no reference."""
     if entry is None:
         return "-"
     status = (entry.get("rtc") or {}).get("status", "ok")
     if status != "ok":
         return status.split(":")[0]
+    reference = (entry.get("reference") or {}).get("status", "ok")
+    if reference != "ok":
+        return f"ref {reference.split(':')[0]}"
     return num(entry.get("speedup"), "x")
 
 

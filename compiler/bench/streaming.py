@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import gc
 import json
-import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from .config import BenchConfig
 from .regions import RegionStream
 from .sides import FloorParser, Sides
-from .timing import Measured, Op, capped_call, measure, ratio, stream_op
+from .timing import CLOCKS, Measured, Op, capped_call, measure, ratio, stream_op
 from .tokens import token_chunks
 
 SIDES = ("rtc", "deltas", "reference", "floor")
@@ -97,7 +97,8 @@ def region_run(
     if timed["rtc"].ok:
         # Two untimed runs (a warm-up, then the counted one): capped like a sample each.
         entry["path"], _problem = capped_call(
-            lambda: path_profile(sides.module, stream, chunks), 2 * config.rtc_timeout
+            lambda: path_profile(sides.module, stream, chunks, CLOCKS[config.clock]),
+            2 * config.rtc_timeout,
         )
     small, large = config.growth_sizes
     if not stream.variant and stream.region in config.growth_regions and small != large:
@@ -171,9 +172,11 @@ def _growth(
     return out
 
 
-def path_profile(module: Any, stream: RegionStream, chunks: list[str]) -> dict[str, Any] | None:
+def path_profile(
+    module: Any, stream: RegionStream, chunks: list[str], clock: Callable[[], int]
+) -> dict[str, Any] | None:
     """Where one run of the workload spends its time (see the module docstring), or None when
-    the module's parser has no engine loop to count."""
+    the module's parser has no engine loop to count; ``clock`` times each chunk."""
     base = module.ResponseParser
     if not callable(getattr(base, "_process", None)):
         return None
@@ -192,7 +195,6 @@ def path_profile(module: Any, stream: RegionStream, chunks: list[str]) -> dict[s
     for chunk in chunks:
         warm.feed(chunk)
     parser = Counting(stream.prefix, tools=stream.tools)
-    clock = time.perf_counter_ns
     slow = held = 0
     slow_ns = fast_ns = 0
     enabled = gc.isenabled()
