@@ -42,7 +42,7 @@ def template_lines(record: dict[str, Any]) -> list[str]:
     entries = record.get("regions") or []
     if not entries:
         return []
-    header = ["region stream", "chunks", "chars", "rtc µs", "deltas µs", "ref µs", "floor µs"]
+    header = ["region stream", "chunks", "chars/chunk", "rtc µs", "deltas µs", "ref µs", "floor µs"]
     header += ["speedup", "xfloor", "deltas", "growth", "slow", "slow time"]
     rows = []
     for entry in entries:
