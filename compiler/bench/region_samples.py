@@ -10,9 +10,9 @@ record's own provenance. ``python -m rtc.compiler.bench.refresh_samples tests/da
 file again (``refresh_samples`` says how a record is chosen).
 
 A sample names the text of its region in the generation (``value``, found exactly once) and how
-text is written there (``encoding``: ``raw``, or ``json`` inside a JSON string); growing the
-region replaces that text with prose (``grow``), and ``region_problem`` checks, on the parsed
-message, that the prose came back in the intended field.
+prose is written in its place (``encoding``: as it is, inside a JSON string, or as a whole JSON
+string); growing the region replaces that text with prose (``grow``), and ``region_problem``
+checks, on the parsed message, that the prose came back in the intended field.
 """
 
 from __future__ import annotations
