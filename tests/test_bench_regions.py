@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
 FAMILIES = sorted(p.stem for p in GENERATED.glob("*.json"))
 SIZE = 8192
+REFRESH = "the test data changed: python -m rtc.compiler.bench.refresh_samples tests/data"
 ALL_STREAMS = [f"{r}{v}" for r in REGIONS for v in ("", ":unicode")]
 
 
@@ -144,15 +145,17 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
 def test_samples_are_copies_of_the_test_data() -> None:
     """Each sample is byte for byte a record of the family's test data, with its provenance."""
     samples = load_samples()
-    assert set(samples) == set(FAMILIES)
+    assert set(samples) == set(FAMILIES), REFRESH
     for family, regions in samples.items():
         for sample in regions.values():
             path = ROOT / sample.source["file"]
             assert path.parts[-2] in (family, "cases", "family_cases"), sample.source
             key = "id" if path.name == "fixtures.jsonl" else "name"
             records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-            (record,) = [r for r in records if r[key] == sample.source["id"]]
-            assert record["text"] == sample.text
+            found = [r for r in records if r[key] == sample.source["id"]]
+            assert len(found) == 1, f"{sample.describe()}: {REFRESH}"
+            (record,) = found
+            assert record["text"] == sample.text, f"{sample.describe()}: {REFRESH}"
             meta = json.loads((ROOT / "tests/data/catalogue" / family / "family.json").read_text())
             assert record.get("prefix", meta["prompt"]) == sample.prefix
             assert record.get("tools") == sample.tools
