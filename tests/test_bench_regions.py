@@ -118,7 +118,7 @@ def test_every_region_of_every_family_grows_from_its_sample(family: str) -> None
         assert wanted <= names, f"{family}: no {region} stream ({skipped})"
     for stream in streams:
         # A real generation of the family, not one composed from the template's delimiters.
-        assert stream.source.startswith("tests/data/"), stream.source
+        assert stream.source.startswith("tests/data/"), f"{stream.source}; {REFRESH}"
         # The growth sizes are checked by the bench when it runs; the answer's here too.
         sizes = (SIZE, *bench.FULL.growth_sizes) if stream.name == "answer" else (SIZE,)
         for size in sizes:
