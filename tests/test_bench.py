@@ -78,9 +78,9 @@ def test_cli_quick_table_and_json(template_file: Path, tmp_path: Path) -> None:
     assert "== tiny" in text
     assert "construction (" in text
     assert "Summary (median over templates" in text
-    targets = ("≥8.00x", "≤2.50x", "≥12.0x", "≥5.00x", "≤1.20x", "≤1.50x", "≥10.0x", "≥4.00x")
-    for target in (*targets, "≥6.00x"):
-        assert target in text
+    # The summary shows the metrics this run measured, each with its target; the JSON has all.
+    assert "one-shot short speedup (vs from-dict)" in text and "≥12.0x" in text
+    assert "one-shot tool calls, all prompt shapes" not in text
     assert "rtc bench: [1/1] tiny: short" in result.stderr
 
     report = json.loads(out.read_text(encoding="utf-8"))
@@ -126,6 +126,7 @@ def test_cli_quick_table_and_json(template_file: Path, tmp_path: Path) -> None:
         "worst",
         "calls",
         "large_exceptions",
+        "regions",
     }
     keys = [m["key"] for m in summary["metrics"]]
     assert set(bench.TARGETS) <= set(keys)
@@ -185,7 +186,7 @@ def test_cli_never_writes_the_report_over_the_template(template_file: Path) -> N
 
 def test_function_api_without_reference() -> None:
     config = replace(
-        bench.QUICK, reference=False, sizes=(1024, 2048), chunk_sizes=(3,), abuse=False
+        bench.QUICK, reference=False, sizes=(1024, 2048), chunk_sizes=(3,), abuse=False, regions=()
     )
     report = bench.run_benchmark([("tiny", TEMPLATE)], config)
     (record,) = report["templates"]
@@ -348,5 +349,5 @@ def test_prefill_needs_a_literal_reasoning_opening() -> None:
         bench.plan_template(template), replace(bench.QUICK, workloads=("call-1",))
     )
     assert [w.name for w in workloads] == ["call-1:prompt", "call-1:empty"]
-    assert skipped[-1]["workload"] == "call-2:prefill"
+    assert skipped[-1]["workload"] == "call-1:prefill"  # what was asked for, and why not
     assert "opens on a pattern" in skipped[-1]["reason"]

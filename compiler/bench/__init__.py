@@ -17,6 +17,13 @@ What is timed, for rtc, for the reference (transformers 5.23.0, when installed) 
   the parser built beforehand (construction is measured on its own), reported per chunk;
 - construction: ``ResponseParser(PROMPT, tools=TOOLS)`` with a multi-turn prompt of a few KB, the
   reference both from the template dict and from the preloaded template;
+- region streams (what a server streams most): for each region a template has (the answer, the
+  reasoning, a tool call's arguments), a real generation of the family (its own test fixtures,
+  copied into ``region_samples.json``) with that region grown to 8 KB of prose (English
+  Markdown, and a Chinese / accented Latin / emoji variant), fed in token-sized chunks (a word
+  with its leading space, a run of punctuation, a run of newlines) to ``ResponseParser``,
+  ``DeltaStream``, the reference and the floor; the growth of the parser's cost per chunk from
+  4 KB to 128 KB of prose; and the share of chunks that leave the parser's fast path;
 - the floor: a ``feed()`` that only returns a list holding one 4-key ``region_chunk`` dict, driven
   by the same loop; no parser can stream faster than that in Python;
 - with ``--abuse`` (issue 5): an 8 MB generation fed in 4 KB chunks (per-character cost of the
@@ -43,12 +50,21 @@ The modules, one concern each:
 - ``samples``: sample strings for pattern delimiters, and composing a text from delimiters;
 - ``tool_calls``: tool calls written in a template's own format;
 - ``workloads``: which fields play which part, and the workload texts with their checks;
+- ``prose``: the prose of the region streams; ``tokens``: cutting a text as tokens come;
+- ``region_samples`` (and ``region_samples.json``): the families' real generations, one per
+  region, and growing a region; ``refresh_samples``: choosing them from the test data (a
+  maintainer's tool);
+- ``regions``: the region streams of a template (from its family's sample, or composed from
+  its delimiters), each checked to parse with the prose in the intended field;
+- ``streaming``: timing a region stream on every side, its growth, and where the time goes;
 - ``timing``: time caps, samples, interleaved repeats (``measure``) and the timed ops;
 - ``sides``: rtc, the reference and the floor, and the ops each workload mode times on them;
 - ``runner``: one template (every workload in every mode, linearity), then several;
 - ``abuse``: the ``--abuse`` runs;
 - ``summary``: headline numbers per template, medians against the targets;
-- ``report``: the human-readable table;
+- ``cells``: how numbers and tables are written;
+- ``report``: the human-readable table; ``region_report``: the region streams' tables (text and
+  Markdown);
 - ``markdown``: the README's Performance tables (``--markdown FILE``);
 - ``catalogue/``: the 16 frozen benchmark templates ``--catalogue`` runs (``--live``: the
   installed catalogue instead);
@@ -60,6 +76,9 @@ The command line is ``rtc.compiler.cli.bench``. Where new work goes:
 - a new workload text (e.g. short tool-calling generations): build it in
   ``workloads.build_workloads`` (with its checks) and add its name to
   ``workloads.workload_names``, which is what ``--workload`` accepts;
+- a new region stream (another region, another prose): a region in ``config.regions`` with its
+  field in ``regions.region_field`` (and its samples: ``refresh_samples``), or a variant in
+  ``prose.VARIANTS`` and ``config.region_variants``;
 - a new way of running every workload (e.g. a ``--batch`` of texts through one
   ``parse_response`` call, or OpenAI deltas from a ``DeltaStream``): its ops in ``sides.Sides``
   (one entry per side, so each is called the same way), one more row in ``runner._runs``, a
@@ -71,6 +90,8 @@ from __future__ import annotations
 
 from .config import FULL, QUICK, TARGETS, BenchConfig, size_label
 from .markdown import format_markdown
+from .prose import answer_prose, unicode_prose
+from .regions import RegionStream, build_region_streams
 from .report import format_report, format_summary
 from .runner import bench_template, catalogue_sources, run_benchmark
 from .samples import pattern_samples
@@ -78,6 +99,7 @@ from .sides import FloorParser, Reference, Sides, load_reference
 from .summary import summarize, template_failures, template_metrics
 from .texts import CALLS, SHORT_CONTENT, SHORT_REASONING, TOOLS, prose
 from .timing import Measured, measure, time_limit
+from .tokens import token_chunks
 from .workloads import (
     TemplatePlan,
     Workload,
@@ -99,10 +121,13 @@ __all__ = [
     "FloorParser",
     "Measured",
     "Reference",
+    "RegionStream",
     "Sides",
     "TemplatePlan",
     "Workload",
+    "answer_prose",
     "bench_template",
+    "build_region_streams",
     "build_workloads",
     "catalogue_sources",
     "check_message",
@@ -120,5 +145,7 @@ __all__ = [
     "template_failures",
     "template_metrics",
     "time_limit",
+    "token_chunks",
+    "unicode_prose",
     "workload_names",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .cells import cell, num
 from .config import BenchConfig
 from .texts import TOOLS
 from .timing import Op, chunked, ratio, stream_op
@@ -19,7 +20,7 @@ from .timing import Op, chunked, ratio, stream_op
 SIDES = ("rtc", "deltas", "reference")
 
 
-class _Finishing:
+class Finishing:
     """A DeltaStream as ``stream_op`` drives a parser: its ``feed``, and ``finish`` as
     ``finalize`` (bound methods, so the timed loop makes the same calls)."""
 
@@ -35,7 +36,7 @@ def delta_ops(sides: Any, chunks: list[str], config: BenchConfig) -> dict[str, O
     ops: dict[str, Op] = {
         "rtc": (stream_op(sides.rtc_make, chunks), config.rtc_timeout),
         "deltas": (
-            stream_op(lambda: _Finishing(module.DeltaStream(prefix, tools=TOOLS)), chunks),
+            stream_op(lambda: Finishing(module.DeltaStream(prefix, tools=TOOLS)), chunks),
             config.rtc_timeout,
         ),
     }
@@ -62,9 +63,8 @@ def delta_run(
     return run
 
 
-def delta_lines(record: dict[str, Any], cell: Callable[..., str], num: Callable[..., str]) -> list:
-    """The report's lines for the ``deltas`` rows of one template (``cell`` and ``num`` are the
-    report's number formatting)."""
+def delta_lines(record: dict[str, Any]) -> list[str]:
+    """The report's lines for the ``deltas`` rows of one template."""
     lines = []
     for entry in record.get("workloads", []):
         for run in entry["runs"]:

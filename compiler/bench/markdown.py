@@ -4,26 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from .report import _num
-from .summary import _find_run
+from .cells import num
+from .region_report import markdown_lines
+from .summary import _find_run, measured_metrics
 
 
 def format_markdown(report: dict[str, Any]) -> str:
-    """The summary against the targets, the per-template table and the short tool calls."""
+    """The region streams (per region workload, then per template), the summary against the
+    targets, the per-template table and the short tool calls (each when the run measured it)."""
     config = report["config"]
-    lines = [
+    lines = markdown_lines(report)
+    if lines:
+        lines.append("")
+    lines += [
         "| metric | result | target | |",
         "|---|---|---|---|",
     ]
-    for metric in report["summary"]["metrics"]:
+    for metric in measured_metrics(report["summary"]):
         target = ""
         if metric["comparison"]:
             sign = "≥" if metric["comparison"] == ">=" else "≤"
-            target = f"{sign} {_num(metric['target'], 'x')}"
+            target = f"{sign} {num(metric['target'], 'x')}"
         verdict = {True: "PASS", False: "MISS", None: ""}[metric["pass"]]
         label = metric["label"].replace("|", "\\|")
-        lines.append(f"| {label} | {_num(metric['median'], 'x')} | {target} | {verdict} |")
-    lines += ["", *_template_table(report, config), "", *_calls_table(report)]
+        lines.append(f"| {label} | {num(metric['median'], 'x')} | {target} | {verdict} |")
+    if any(record.get("workloads") for record in report["templates"]):
+        lines += ["", *_template_table(report, config)]
+    calls = _calls_table(report)
+    if calls:
+        lines += ["", *calls]
     return "\n".join(lines) + "\n"
 
 
@@ -31,7 +40,7 @@ def _template_table(report: dict[str, Any], config: dict[str, Any]) -> list[str]
     chunk, size = config["headline_chunk"], config["headline_size"] // 1024
     large = max(config["sizes"]) // 1024
     lines = [
-        f"| template | stream {chunk}-char, {size} KB: rtc µs/chunk | speedup | × floor "
+        f"| template | reasoning block, {chunk}-char, {size} KB: rtc µs/chunk | speedup | × floor "
         f"| one-shot short: rtc µs | speedup | one-shot {large} KB: rtc µs | speedup "
         "| construction speedup | linearity |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -47,15 +56,15 @@ def _template_table(report: dict[str, Any], config: dict[str, Any]) -> list[str]
         big = _find_run(record, f"reasoning-{large}k", "one-shot", None) or {}
         cells = [
             name,
-            _num(stream.get("rtc", {}).get("us")),
-            _num(stream.get("speedup"), "x"),
-            _num(stream.get("floor_ratio"), "x"),
-            _num(short.get("rtc", {}).get("us"), digits=3),
-            _num(short.get("speedup"), "x"),
-            _num(big.get("rtc", {}).get("us"), digits=3),
-            _num(big.get("speedup"), "x"),
-            _num(metrics.get("construct_speedup"), "x"),
-            _num(metrics.get("linearity"), "x"),
+            num(stream.get("rtc", {}).get("us")),
+            num(stream.get("speedup"), "x"),
+            num(stream.get("floor_ratio"), "x"),
+            num(short.get("rtc", {}).get("us"), digits=3),
+            num(short.get("speedup"), "x"),
+            num(big.get("rtc", {}).get("us"), digits=3),
+            num(big.get("speedup"), "x"),
+            num(metrics.get("construct_speedup"), "x"),
+            num(metrics.get("linearity"), "x"),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -81,8 +90,8 @@ def _calls_table(report: dict[str, Any]) -> list[str]:
                 cells.append("—")
                 continue
             cells.append(
-                f"{_num(e['rtc_us'], digits=3)} µs {_num(e['speedup'], 'x')} / "
-                f"{_num(e['speedup_loaded'], 'x')}"
+                f"{num(e['rtc_us'], digits=3)} µs {num(e['speedup'], 'x')} / "
+                f"{num(e['speedup_loaded'], 'x')}"
             )
         lines.append(f"| {template} | " + " | ".join(cells) + " |")
     return lines

@@ -2,50 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from .cells import cell, num, size_text, table
 from .config import size_label
 from .deltas import delta_lines
-
-
-def _num(value: float | None, suffix: str = "", digits: int = 3) -> str:
-    if value is None:
-        return "-"
-    if value == 0:
-        return f"0{suffix}"
-    magnitude = math.floor(math.log10(abs(value)))
-    decimals = max(0, digits - 1 - magnitude)
-    return f"{value:.{decimals}f}{suffix}"
-
-
-def _cell(side: dict[str, Any] | None, key: str, suffix: str = "") -> str:
-    if side is None:
-        return "-"
-    status = str(side.get("status", "-"))
-    if status != "ok":
-        # The details (error messages, why skipped) are listed under the table.
-        return status.split(":")[0]
-    return _num(side.get(key), suffix)
-
-
-def _table(rows: list[list[str]], header: list[str], indent: str = "  ") -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = []
-    for row in [header, *rows]:
-        cells = [
-            cell.ljust(widths[i]) if i < 3 else cell.rjust(widths[i]) for i, cell in enumerate(row)
-        ]
-        lines.append(indent + "  ".join(cells).rstrip())
-    return lines
-
-
-def _size_text(nbytes: int) -> str:
-    if nbytes >= 10 * 1024:
-        return f"{nbytes / 1024:.0f} KB"
-    if nbytes >= 1024:
-        return f"{nbytes / 1024:.1f} KB"
-    return f"{nbytes} B"
+from .region_report import family_lines, legend, summary_lines, template_lines
+from .summary import measured_metrics
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -79,21 +42,22 @@ def format_report(report: dict[str, Any]) -> str:
                 rows.append(
                     [
                         entry["name"] if index == 0 else "",
-                        _size_text(entry["bytes"]) if index == 0 else "",
+                        size_text(entry["bytes"]) if index == 0 else "",
                         mode,
-                        _cell(run.get("rtc"), "us"),
-                        _cell(run.get("reference"), "us"),
-                        _num(run.get("speedup"), "x"),
-                        _num(run.get("speedup_loaded"), "x"),
-                        _cell(run.get("rtc"), "mb_s"),
-                        _cell(run.get("reference"), "mb_s"),
-                        _cell(run.get("floor"), "us"),
-                        _num(run.get("floor_ratio"), "x"),
+                        cell(run.get("rtc"), "us"),
+                        cell(run.get("reference"), "us"),
+                        num(run.get("speedup"), "x"),
+                        num(run.get("speedup_loaded"), "x"),
+                        cell(run.get("rtc"), "mb_s"),
+                        cell(run.get("reference"), "mb_s"),
+                        cell(run.get("floor"), "us"),
+                        num(run.get("floor_ratio"), "x"),
                     ]
                 )
         if rows:
-            lines += _table(rows, header)
-        lines += delta_lines(record, _cell, _num)
+            lines += table(rows, header)
+        lines += delta_lines(record)
+        lines += template_lines(record)
         details: dict[str, list[str]] = {}
         for entry in record["workloads"]:
             if "mismatch" in entry:
@@ -112,24 +76,24 @@ def format_report(report: dict[str, Any]) -> str:
         if construction:
             lines.append(
                 f"  construction ({construction['prompt_chars']} chars of prompt): "
-                f"rtc {_cell(construction.get('rtc'), 'us')} µs; reference from dict "
-                f"{_cell(construction.get('reference_dict'), 'us')} µs "
-                f"({_num(construction.get('speedup_dict'), 'x')}), preloaded "
-                f"{_cell(construction.get('reference_loaded'), 'us')} µs "
-                f"({_num(construction.get('speedup_loaded'), 'x')})"
+                f"rtc {cell(construction.get('rtc'), 'us')} µs; reference from dict "
+                f"{cell(construction.get('reference_dict'), 'us')} µs "
+                f"({num(construction.get('speedup_dict'), 'x')}), preloaded "
+                f"{cell(construction.get('reference_loaded'), 'us')} µs "
+                f"({num(construction.get('speedup_loaded'), 'x')})"
             )
         linearity = record.get("linearity", {})
         if linearity.get("by_chunk"):
             small, large = linearity["sizes"]
             parts = [
-                f"{chunk}-char rtc {_num(v.get('rtc'), 'x')} ref {_num(v.get('reference'), 'x')}"
+                f"{chunk}-char rtc {num(v.get('rtc'), 'x')} ref {num(v.get('reference'), 'x')}"
                 for chunk, v in linearity["by_chunk"].items()
             ]
             again = linearity.get("interleaved")
             if again:
                 parts.append(
                     f"measured again interleaved, {again['chunk']}-char: rtc "
-                    f"{_num(again.get('rtc'), 'x')} ref {_num(again.get('reference'), 'x')}"
+                    f"{num(again.get('rtc'), 'x')} ref {num(again.get('reference'), 'x')}"
                 )
             lines.append(
                 f"  linearity (per chunk, {size_label(large)} / {size_label(small)}): "
@@ -141,6 +105,9 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(f"  note: {note}")
         for skip in record["skipped"]:
             lines.append(f"  skipped {skip['workload']}: {skip['reason']}")
+    if report["summary"].get("regions"):
+        lines += ["", legend(config), *family_lines(report)]
+        lines += summary_lines(report["summary"])
     lines += ["", *format_calls(report["summary"].get("calls", []))]
     lines += ["", *format_summary(report["summary"])]
     return "\n".join(lines) + "\n"
@@ -163,8 +130,8 @@ def format_calls(calls: list[dict[str, Any]]) -> list[str]:
             row.append(
                 "-"
                 if e is None
-                else f"{_num(e['rtc_us'])} µs {_num(e['speedup'], 'x')}"
-                f"/{_num(e['speedup_loaded'], 'x')}"
+                else f"{num(e['rtc_us'])} µs {num(e['speedup'], 'x')}"
+                f"/{num(e['speedup_loaded'], 'x')}"
             )
         rows.append(row)
     lines = [
@@ -193,22 +160,22 @@ def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
             lines.append(f"    {key:9} {abuse['chunk']}-char chunks: {side.get('status')}")
             continue
         lines.append(
-            f"    {key:9} {abuse['chunk']}-char chunks: {_num(side['us_per_chunk'])} µs/chunk, "
-            f"{_num(side['mb_s'])} MB/s, per-char cost last/first eighth "
-            f"{_num(side['last_over_first'], 'x')} (first chunk {_num(side['first_chunk_us'])} "
-            f"µs, finalize {_num(side['finalize_us'])} µs)"
+            f"    {key:9} {abuse['chunk']}-char chunks: {num(side['us_per_chunk'])} µs/chunk, "
+            f"{num(side['mb_s'])} MB/s, per-char cost last/first eighth "
+            f"{num(side['last_over_first'], 'x')} (first chunk {num(side['first_chunk_us'])} "
+            f"µs, finalize {num(side['finalize_us'])} µs)"
         )
     for key, side in abuse["chars"].items():
         cells = []
         for label in ("first", "last"):
             part = side.get(label, {})
             if part.get("status") == "ok":
-                cells.append(f"{label} {_num(part['ns_per_char'])} ns/char ({part['chars']} fed)")
+                cells.append(f"{label} {num(part['ns_per_char'])} ns/char ({part['chars']} fed)")
             else:
                 cells.append(f"{label} {part.get('status', '-')}")
         lines.append(
             f"    {key:9} 1-char chunks: {', '.join(cells)}; last/first "
-            f"{_num(side.get('last_over_first'), 'x')}"
+            f"{num(side.get('last_over_first'), 'x')}"
         )
     small, big = (size_label(s) for s in abuse["flood_sizes"])
     for key, side in abuse["flood"].items():
@@ -216,12 +183,12 @@ def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
         for label in ("small", "big"):
             part = side.get(label, {})
             if part.get("status") == "ok":
-                cells.append(f"{_num(part['ns_per_char'])} ns/char")
+                cells.append(f"{num(part['ns_per_char'])} ns/char")
             else:
                 cells.append(str(part.get("status", "-")))
         lines.append(
             f"    {key:9} {abuse['flood_char']!r} flood {small} / {big}: {' / '.join(cells)}; "
-            f"per-char {big}/{small} {_num(side.get('big_over_small'), 'x')}"
+            f"per-char {big}/{small} {num(side.get('big_over_small'), 'x')}"
         )
     return lines
 
@@ -229,9 +196,9 @@ def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
 def format_summary(summary: dict[str, Any]) -> list[str]:
     lines = ["Summary (median over templates, unless the label says otherwise)"]
     rows = []
-    for metric in summary["metrics"]:
+    for metric in measured_metrics(summary):
         target = (
-            f"{'≥' if metric['comparison'] == '>=' else '≤'}{_num(metric['target'], 'x')}"
+            f"{'≥' if metric['comparison'] == '>=' else '≤'}{num(metric['target'], 'x')}"
             if metric["comparison"]
             else ""
         )
@@ -241,7 +208,7 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
         rows.append(
             [
                 metric["label"],
-                _num(metric["median"], "x"),
+                num(metric["median"], "x"),
                 target,
                 verdict,
                 str(metric["templates"])
@@ -260,14 +227,14 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
         lines.append("Furthest from target (template: metric value, target)")
         for item in summary["worst"]:
             sign = "≥" if item["comparison"] == ">=" else "≤"
-            target = f"target {sign}{_num(item['target'], 'x')}"
+            target = f"target {sign}{num(item['target'], 'x')}"
             if item.get("status"):
                 lines.append(
                     f"  {item['template']}: {item['label']}: rtc {item['status']} ({target})"
                 )
                 continue
             lines.append(
-                f"  {item['template']}: {item['label']} {_num(item['value'], 'x')} "
+                f"  {item['template']}: {item['label']} {num(item['value'], 'x')} "
                 f"({target}, {item['margin']:.2f} of target)"
             )
     return lines

@@ -17,7 +17,9 @@ from ..version import __version__
 from .abuse import abuse_runs
 from .config import FULL, BenchConfig, Progress, size_label
 from .deltas import delta_run
+from .regions import build_region_streams
 from .sides import Reference, Sides, load_reference
+from .streaming import region_run
 from .summary import summarize
 from .timing import Measured, Op, capped_call, chunked, describe_failure, measure, ratio, stream_op
 from .workloads import Workload, build_workloads, check_message, plan_template
@@ -70,6 +72,18 @@ def bench_template(
     # The report lists workloads in their usual order, whatever order they ran in.
     order = {w.name: i for i, w in enumerate(workloads)}
     record["workloads"].sort(key=lambda entry: order[entry["name"]])
+
+    def parse(text: str, prefix: str, tools: Any) -> Any:
+        return module.parse_response(text, prefix=prefix, tools=tools)
+
+    streams, skipped, notes = build_region_streams(name, plan, parse, config)
+    record["skipped"] += skipped
+    record["notes"] += notes
+    record["regions"] = []
+    struck: set[tuple[str, str]] = set()
+    for stream in streams:
+        say(f"{name}: {stream.name} (token-sized chunks)")
+        record["regions"].append(region_run(sides, stream, config, deadline, struck))
 
     record["linearity"] = _linearity(record, config)
     # The headline linearity compares two measurements; taken from the table they were made

@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from .config import BenchConfig
+from .deltas import Finishing
 from .texts import TOOLS
 from .timing import Op, oneshot_op, stream_op
 
@@ -93,6 +94,27 @@ class Sides:
         }
         if self.reference is not None:
             makers["reference"] = (self.ref_make, config.ref_timeout)
+        return makers
+
+    def region_makers(
+        self, prefix: str, tools: Any, config: BenchConfig
+    ) -> dict[str, tuple[Callable[[], Any], float | None]]:
+        """Streaming factories for a region workload, with its own prompt and tools: the
+        module's ``ResponseParser`` ("rtc"), its ``DeltaStream`` ("deltas", ``finish`` called as
+        ``finalize``) and the reference's parser; each with its cap on one sample."""
+        module, reference, loaded = self.module, self.reference, self.loaded
+        makers: dict[str, tuple[Callable[[], Any], float | None]] = {
+            "rtc": (lambda: module.ResponseParser(prefix, tools=tools), config.rtc_timeout),
+            "deltas": (
+                lambda: Finishing(module.DeltaStream(prefix, tools=tools)),
+                config.rtc_timeout,
+            ),
+        }
+        if reference is not None:
+            makers["reference"] = (
+                lambda: reference.parser(loaded, prefix, tools=tools),
+                config.ref_timeout,
+            )
         return makers
 
     def oneshot_ops(

@@ -17,6 +17,66 @@ def _find_run(record: dict[str, Any], workload: str, mode: str, chunk: int | Non
     return None
 
 
+def find_region(record: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The entry of a region workload (``answer``, ``answer:unicode``, ...) of a template."""
+    return next((r for r in record.get("regions", []) if r["name"] == name), None)
+
+
+REGION_COLUMNS: dict[str, str] = {
+    "speedup": "speedup (reference / rtc)",
+    "floor_ratio": "× floor",
+    "deltas_over_rtc": "DeltaStream / ResponseParser",
+    "growth": "growth 128k / 4k",
+    "slow_chunks": "chunks off the fast path",
+}
+"""The per-region numbers of a template (``region_values``), as the report names them."""
+
+
+def region_values(entry: dict[str, Any] | None) -> dict[str, float | None]:
+    """A region workload's headline numbers (keys of ``REGION_COLUMNS``)."""
+    entry = entry or {}
+    return {
+        "speedup": entry.get("speedup"),
+        "floor_ratio": entry.get("floor_ratio"),
+        "deltas_over_rtc": entry.get("deltas_over_rtc"),
+        "growth": (entry.get("growth") or {}).get("rtc"),
+        "slow_chunks": (entry.get("path") or {}).get("slow_chunks"),
+    }
+
+
+def region_summary(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per region workload, over templates: the median of each number, the lowest speedup and
+    the highest growth (with the template), and how many templates ran it."""
+    names = list(dict.fromkeys(r["name"] for rec in records for r in rec.get("regions", [])))
+    rows = []
+    for name in names:
+        values = {
+            rec["name"]: region_values(find_region(rec, name))
+            for rec in records
+            if find_region(rec, name) is not None
+        }
+        row: dict[str, Any] = {"workload": name, "templates": len(values)}
+        # Templates where the parser itself did not finish the stream (a timeout, an error):
+        # furthest from any target, and without a number.
+        row["rtc_failed"] = {
+            rec["name"]: status
+            for rec in records
+            if (status := ((find_region(rec, name) or {}).get("rtc") or {}).get("status", "ok"))
+            != "ok"
+        }
+        for key in REGION_COLUMNS:
+            known = {t: v[key] for t, v in values.items() if v[key] is not None}
+            row[key] = statistics.median(known.values()) if known else None
+            if known and key == "speedup":
+                row["lowest"] = min(known.values())
+                row["lowest_template"] = min(known, key=lambda t: known[t])
+            if known and key == "growth":
+                row["highest_growth"] = max(known.values())
+                row["highest_growth_template"] = max(known, key=lambda t: known[t])
+        rows.append(row)
+    return rows
+
+
 def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, float | None]:
     """The headline numbers of one template (keys of TARGETS)."""
     headline = f"reasoning-{size_label(config.headline_size)}"
@@ -40,6 +100,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
     speedups = [e["speedup"] for e in calls if e["speedup"] is not None]
     loaded = [e["speedup_loaded"] for e in calls if e["speedup_loaded"] is not None]
     large = big.get("speedup")
+    answer = region_values(find_region(record, "answer"))
     return {
         "stream_speedup": stream.get("speedup"),
         "stream_floor": stream.get("floor_ratio"),
@@ -55,6 +116,11 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         "oneshot_calls_lowest": min(speedups) if speedups else None,
         "oneshot_large_lowest": None if record.get("name") in LARGE_EXCEPTIONS else large,
         "deltas_over_rtc": deltas.get("deltas_over_rtc"),
+        "answer_speedup": answer["speedup"],
+        "answer_lowest": answer["speedup"],
+        "answer_floor": answer["floor_ratio"],
+        "answer_deltas": answer["deltas_over_rtc"],
+        "answer_growth": answer["growth"],
     }
 
 
@@ -107,6 +173,16 @@ def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, 
     )
     deltas = _find_run(record, headline, "deltas", config.headline_chunk)
     runs["deltas_over_rtc"] = [{"rtc": (deltas or {}).get("deltas", {})}]
+    answer = find_region(record, "answer") or {}
+    for key, sides in (
+        ("answer_speedup", ["rtc"]),
+        ("answer_lowest", ["rtc"]),
+        ("answer_floor", ["rtc"]),
+        ("answer_deltas", ["rtc", "deltas"]),
+    ):
+        runs[key] = [{"rtc": answer.get(side, {})} for side in sides]
+    growth = answer.get("growth") or {}
+    runs["answer_growth"] = [{"rtc": growth.get(size, {})} for size in ("small", "large")]
     abuse = record.get("abuse", {})
     runs["abuse_linearity"] = [
         {"rtc": abuse.get("stream", {}).get("rtc", {})},
@@ -126,10 +202,14 @@ def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, 
 def _labels(config: BenchConfig) -> dict[str, str]:
     small, large = config.linearity_sizes
     head = size_label(config.headline_size)
+    chunk = f"{config.headline_chunk}-char chunks"
     large_label = size_label(max(config.sizes))
+    region = size_label(config.region_size)
+    growth = " / ".join(size_label(size) for size in reversed(config.growth_sizes))
     return {
-        "stream_speedup": f"streaming per chunk ({config.headline_chunk}-char, {head}) speedup",
-        "stream_floor": f"streaming per chunk ({config.headline_chunk}-char, {head}) / floor",
+        # The reasoning-heavy workload: a reasoning block, where one literal close is watched.
+        "stream_speedup": f"reasoning-block streaming ({chunk}, {head}): speedup",
+        "stream_floor": f"reasoning-block streaming ({chunk}, {head}): per chunk / floor",
         "oneshot_short_speedup": "one-shot short speedup (vs from-dict)",
         "oneshot_short_speedup_loaded": "one-shot short speedup (vs preloaded)",
         "oneshot_large_speedup": f"one-shot {large_label} speedup (vs from-dict)",
@@ -143,7 +223,12 @@ def _labels(config: BenchConfig) -> dict[str, str]:
         "(vs preloaded)",
         "oneshot_calls_lowest": "one-shot tool calls, all prompt shapes: lowest (vs from-dict)",
         "oneshot_large_lowest": f"one-shot {large_label}: lowest template (vs from-dict)",
-        "deltas_over_rtc": f"OpenAI deltas per chunk ({config.headline_chunk}-char, {head}) / rtc",
+        "deltas_over_rtc": f"reasoning-block streaming ({chunk}, {head}): DeltaStream / rtc",
+        "answer_speedup": f"answer streaming (token chunks, {region} of prose): speedup",
+        "answer_lowest": f"answer streaming (token chunks, {region}): lowest family speedup",
+        "answer_floor": f"answer streaming (token chunks, {region}): per chunk / floor",
+        "answer_deltas": f"answer streaming (token chunks, {region}): DeltaStream / rtc",
+        "answer_growth": f"answer streaming (token chunks): per chunk {growth}, highest family",
     }
 
 
@@ -156,6 +241,12 @@ def _margin(value: float, comparison: str, target: float) -> float:
     if value <= 0:
         return 0.0
     return value / target if comparison == ">=" else target / value
+
+
+def measured_metrics(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The summary's metrics that this run measured (a run of some workloads only leaves the
+    others without any template)."""
+    return [m for m in summary["metrics"] if m["templates"] or m["rtc_failed"]]
 
 
 def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, Any]:
@@ -177,6 +268,8 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
             median = None
         elif statistic == "lowest":
             median = min(values)
+        elif statistic == "highest":
+            median = max(values)
         else:
             median = statistics.median(values)
         comparison, target = TARGETS.get(key, ("", 0.0))
@@ -236,6 +329,7 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
     worst.sort(key=lambda item: item["margin"])
     return {
         "metrics": metrics,
+        "regions": region_summary([r for r in records if "error" not in r]),
         "calls": calls,
         "large_exceptions": {
             name: why for name, why in LARGE_EXCEPTIONS.items() if name in per_template

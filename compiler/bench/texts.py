@@ -74,6 +74,26 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("set_alarm", {"hour": 7, "minute": 30, "label": "wake up"}),
 ]
 
+NOTE_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "save_note",
+        "description": "Save a note for the user.",
+        "parameters": {
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "text": {"type": "string"}},
+            "required": ["title", "text"],
+        },
+    },
+}
+"""A tool whose call carries a long string argument (the ``arguments`` region workloads)."""
+
+
+def note_call(text: str) -> tuple[str, dict[str, Any]]:
+    """A call of ``NOTE_TOOL`` whose ``text`` argument is ``text``."""
+    return ("save_note", {"title": "Plan for the morning", "text": text})
+
+
 SHORT_REASONING = (
     "The user asks about the weather in Paris. A general answer is enough here, so no tool is "
     "needed; keep it brief."

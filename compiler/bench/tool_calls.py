@@ -101,9 +101,12 @@ def _tool_body(plan: FieldPlan, captures: set[str], name: str, args: dict) -> st
     return json.dumps(args)
 
 
-def tool_call_parts(plan: FieldPlan, count: int) -> tuple[list[str | Delim | None], str | None]:
-    """The parts of ``count`` tool calls, or a reason why they cannot be derived."""
-    calls = (CALLS * count)[:count]
+def tool_call_parts(
+    plan: FieldPlan, count: int, calls: Sequence[tuple[str, dict[str, Any]]] = CALLS
+) -> tuple[list[str | Delim | None], str | None]:
+    """The parts of ``count`` tool calls (taken in turn from ``calls``), or a reason why they
+    cannot be derived."""
+    calls = (list(calls) * count)[:count]
     names: set[str] = set()
     for key in ("open_pattern", "close_pattern"):
         if key in plan.spec:

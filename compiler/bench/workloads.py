@@ -124,6 +124,40 @@ def region_parts(plan: FieldPlan, body: str, with_close: bool = True) -> list[st
     return [plan.open, body, plan.close if with_close else None]
 
 
+def end_of_turn(plan: TemplatePlan) -> Delim | None:
+    """The implicit field's close (end of turn): it comes last, after any tool calls."""
+    if plan.implicit is not None and plan.implicit.close is not None:
+        return plan.implicit.close
+    return None
+
+
+def text_parts(
+    plan: TemplatePlan, reasoning: str, content: str, prefilled: bool = False
+) -> tuple[list[str | Delim | None], list[tuple[str, str, Any]], str | None]:
+    """Parts and checks of reasoning followed by content, or the reason it is impossible;
+    ``prefilled``: the reasoning opening is in the prompt, not in the text."""
+    parts: list[str | Delim | None] = []
+    checks: list[tuple[str, str, Any]] = []
+    if plan.reasoning is not None:
+        if plan.reasoning.problem:
+            return [], [], plan.reasoning.problem
+        parts += region_parts(plan.reasoning, reasoning)
+        if prefilled:
+            parts = parts[1:]
+        parts.append("\n\n")
+        checks.append(("text", plan.reasoning.name, reasoning))
+    elif plan.content is not None:
+        content = (reasoning + "\n\n" + content).strip() if reasoning else content
+    if plan.content is None:
+        return [], [], "no text content field"
+    if plan.content.problem:
+        return [], [], plan.content.problem
+    # The implicit field's close (end of turn) comes last, after any tool calls.
+    parts += region_parts(plan.content, content, with_close=plan.content is not plan.implicit)
+    checks.append(("text", plan.content.name, content))
+    return parts, checks, None
+
+
 def build_workloads(
     plan: TemplatePlan, config: BenchConfig
 ) -> tuple[list[Workload], list[dict[str, str]]]:
@@ -133,42 +167,14 @@ def build_workloads(
     if plan.problems and plan.anchor is None:
         skipped.append({"workload": "*", "reason": "; ".join(plan.problems)})
         return workloads, skipped
-    end = None
-    if plan.implicit is not None and plan.implicit.close is not None:
-        end = plan.implicit.close
-
-    def text_parts(
-        reasoning: str, content: str, prefilled: bool = False
-    ) -> tuple[list, list, str | None]:
-        """Parts and checks of reasoning followed by content, or the reason it is impossible;
-        ``prefilled``: the reasoning opening is in the prompt, not in the text."""
-        parts: list[str | Delim | None] = []
-        checks: list[tuple[str, str, Any]] = []
-        if plan.reasoning is not None:
-            if plan.reasoning.problem:
-                return [], [], plan.reasoning.problem
-            parts += region_parts(plan.reasoning, reasoning)
-            if prefilled:
-                parts = parts[1:]
-            parts.append("\n\n")
-            checks.append(("text", plan.reasoning.name, reasoning))
-        elif plan.content is not None:
-            content = (reasoning + "\n\n" + content).strip() if reasoning else content
-        if plan.content is None:
-            return [], [], "no text content field"
-        if plan.content.problem:
-            return [], [], plan.content.problem
-        # The implicit field's close (end of turn) comes last, after any tool calls.
-        parts += region_parts(plan.content, content, with_close=plan.content is not plan.implicit)
-        checks.append(("text", plan.content.name, content))
-        return parts, checks, None
+    end = end_of_turn(plan)
 
     def add(name: str, description: str, parts: list, checks: list, **how: Any) -> None:
         composer = Composer()
         composer.add(*parts, end)
         workloads.append(Workload(name, composer.build(), description, checks, **how))
 
-    parts, checks, problem = text_parts(SHORT_REASONING, SHORT_CONTENT)
+    parts, checks, problem = text_parts(plan, SHORT_REASONING, SHORT_CONTENT)
     if problem:
         skipped.append({"workload": "short", "reason": problem})
     else:
@@ -178,7 +184,7 @@ def build_workloads(
     for size in config.sizes:
         name = f"reasoning-{size_label(size)}"
         filler = max(size - len(SHORT_CONTENT) - 40, 16)
-        parts, checks, problem = text_parts(prose(filler, seed=size), SHORT_CONTENT)
+        parts, checks, problem = text_parts(plan, prose(filler, seed=size), SHORT_CONTENT)
         if problem:
             skipped.append({"workload": name, "reason": problem})
         else:
@@ -190,7 +196,7 @@ def build_workloads(
     elif plan.tools.problem:
         skipped.append({"workload": name, "reason": plan.tools.problem})
     else:
-        parts, checks, problem = text_parts(SHORT_REASONING, "Let me look that up.")
+        parts, checks, problem = text_parts(plan, SHORT_REASONING, "Let me look that up.")
         # Only the calls are checked: the newlines between calls fall into the implicit field
         # and, as in the reference, leave its last value empty.
         checks = [c for c in checks if plan.content is None or c[1] != plan.content.name]
@@ -200,13 +206,16 @@ def build_workloads(
         else:
             checks.append(("count", plan.tools.name, config.tool_calls))
             add(name, f"{config.tool_calls} parallel tool calls", parts + ["\n"] + calls, checks)
-    _add_short_calls(plan, text_parts, add, skipped)
+    _add_short_calls(plan, add, skipped)
     if config.workloads:
         workloads = [w for w in workloads if selected(w.name, config.workloads)]
+        skipped = [
+            s for s in skipped if s["workload"] == "*" or selected(s["workload"], config.workloads)
+        ]
     return workloads, skipped
 
 
-def _add_short_calls(plan: TemplatePlan, text_parts: Any, add: Any, skipped: list) -> None:
+def _add_short_calls(plan: TemplatePlan, add: Any, skipped: list) -> None:
     """Short tool-calling generations (issue 13): reasoning, a sentence, one or two calls and
     the end of turn (~200-400 characters), under each prompt shape, one-shot only."""
     for count in CALL_COUNTS:
@@ -222,7 +231,9 @@ def _add_short_calls(plan: TemplatePlan, text_parts: Any, add: Any, skipped: lis
                 why = "no reasoning field" if plan.reasoning is None else "it opens on a pattern"
                 skipped.append({"workload": name, "reason": f"nothing to prefill ({why})"})
                 continue
-            parts, checks, problem = text_parts(CALL_REASONING, CALL_CONTENT, shape == "prefill")
+            parts, checks, problem = text_parts(
+                plan, CALL_REASONING, CALL_CONTENT, shape == "prefill"
+            )
             checks = [c for c in checks if plan.content is None or c[1] != plan.content.name]
             calls, call_problem = tool_call_parts(plan.tools, count)
             if problem or call_problem:
@@ -255,9 +266,17 @@ def selected(name: str, wanted: tuple[str, ...]) -> bool:
     return name in wanted or name.split(":")[0] in wanted
 
 
+def region_workload_names(config: BenchConfig) -> list[str]:
+    """The names of the region workloads (``regions``): ``answer``, ``answer:unicode``, ..."""
+    return [f"{r}:{v}" if v else r for r in config.regions for v in config.region_variants]
+
+
 def workload_names(config: BenchConfig) -> set[str]:
-    """The names ``build_workloads`` gives (what ``rtc bench --workload`` accepts)."""
+    """The names ``build_workloads`` and ``regions.build_region_streams`` give (what
+    ``rtc bench --workload`` accepts)."""
     return {
+        *region_workload_names(config),
+        *config.regions,
         "short",
         f"tools-{config.tool_calls}",
         *(f"reasoning-{size_label(n)}" for n in config.sizes),

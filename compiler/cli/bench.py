@@ -82,8 +82,15 @@ def _template_name(source: str) -> str:
     "workloads",
     multiple=True,
     metavar="NAME",
-    help="Only this workload (short, reasoning-4k, ..., tools-4, call-1, call-2:prefill, ...); "
-    "repeatable.",
+    help="Only this workload (short, reasoning-4k, ..., tools-4, call-1, call-2:prefill, ...; "
+    "the region streams answer, reasoning, arguments, each also :unicode); repeatable.",
+)
+@click.option(
+    "--streaming",
+    is_flag=True,
+    help="Only the region streams (what servers stream): the answer, the reasoning and a tool "
+    "call's arguments of a real generation grown to 8 KB of prose, in token-sized chunks; same "
+    "as --workload answer --workload reasoning --workload arguments.",
 )
 @click.option(
     "--statistic",
@@ -119,6 +126,7 @@ def bench_command(
     markdown_out: str | None,
     no_reference: bool,
     workloads: tuple[str, ...],
+    streaming: bool,
     statistic: str,
     clock: str,
     no_deltas: bool,
@@ -172,6 +180,8 @@ def bench_command(
         raise Failure(f"{json_out}: refusing to write the JSON report over a benchmarked template")
 
     base = QUICK if quick else FULL
+    if streaming:
+        workloads = (*workloads, *base.regions)
     known = workload_names(base)
     unknown = sorted(set(workloads) - known)
     if unknown:
