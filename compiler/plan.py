@@ -140,11 +140,11 @@ class Fast:
 @dataclass(frozen=True)
 class Combined:
     """One ``re`` search for every delimiter of a state at the end of the stream, over short
-    spans of text (see lowering.states): ``NAME`` the alternation (one group per delimiter),
-    ``NAME_TARGETS`` the target of each group by number."""
+    spans of text (see lowering.states): ``NAME`` the alternation (one group per delimiter,
+    ``matching.one_search`` of their constants), ``NAME_TARGETS`` each group's target."""
 
     name: str
-    source: str  # repr of the alternation
+    parts: tuple[tuple[str, bool, bool], ...]  # (literal constant, led by \s*, followed by)
     targets: tuple[int, ...]
 
 

@@ -27,6 +27,7 @@ from rtc.runtime.matching import (
     find_any,
     find_literal,
     literal_tail,
+    one_search,
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
@@ -101,10 +102,12 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no
 # literal is a prefix of another, none begins with whitespace where one is led by \s*, so at
-# most one can match at any position: the leftmost match is the reference's choice), run by re
-# with \s written out as regex reads it; and the target of each alternative, by group number.
-_EOS_OUTSIDE = re.compile(
-    "(<think>)|(<tool_calls>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)|((?:</answer>|<answer>|</think>|<\\|eos\\|>))"
+# most one can match at any position: the leftmost match is the reference's choice), each as
+# (literal, led by \s*, followed by \s*); and the target of each alternative, by its group.
+_EOS_OUTSIDE = one_search(
+    (_OPEN_REASONING_CONTENT, False, False),
+    (_OPEN_TOOL_CALLS, False, True),
+    (_CLOSE_CONTENT_LITERALS, False, False),
 )
 _EOS_OUTSIDE_TARGETS = (None, 0, 1, -2)
 

@@ -19,7 +19,14 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast
-from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.matching import (
+    LONG_SPAN,
+    find_any,
+    find_literal,
+    literal_tail,
+    one_search,
+    tail_any,
+)
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -90,10 +97,12 @@ _CLOSE_TOOL_CALLS_RE = re.compile("</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no
 # literal is a prefix of another, none begins with whitespace where one is led by \s*, so at
-# most one can match at any position: the leftmost match is the reference's choice), run by re
-# with \s written out as regex reads it; and the target of each alternative, by group number.
-_EOS_OUTSIDE = re.compile(
-    "(<think>)|(<tool_call>)|((?:<\\|endoftext\\|>|</tool_call>|<\\|im_end\\|>|</think>))"
+# most one can match at any position: the leftmost match is the reference's choice), each as
+# (literal, led by \s*, followed by \s*); and the target of each alternative, by its group.
+_EOS_OUTSIDE = one_search(
+    (_OPEN_REASONING_CONTENT, False, False),
+    (_OPEN_TOOL_CALLS, False, False),
+    (_CLOSE_CONTENT_LITERALS, False, False),
 )
 _EOS_OUTSIDE_TARGETS = (None, 0, 1, -2)
 

@@ -18,7 +18,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.engine import CompiledParser, Fast
-from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail
+from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail, one_search
 from rtc.runtime.openai import OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -75,10 +75,12 @@ _CLOSE_THINK_START_RE = re.compile("", re.DOTALL)
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no
 # literal is a prefix of another, none begins with whitespace where one is led by \s*, so at
-# most one can match at any position: the leftmost match is the reference's choice), run by re
-# with \s written out as regex reads it; and the target of each alternative, by group number.
-_EOS_OUTSIDE = re.compile(
-    "(</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)|(<think>)|(<｜end▁of▁sentence｜>)"
+# most one can match at any position: the leftmost match is the reference's choice), each as
+# (literal, led by \s*, followed by \s*); and the target of each alternative, by its group.
+_EOS_OUTSIDE = one_search(
+    (_OPEN_CONTENT, False, True),
+    (_OPEN_THINK_START, False, False),
+    (_CLOSE_REASONING_CONTENT, False, False),
 )
 _EOS_OUTSIDE_TARGETS = (None, 2, 1, -2)
 

@@ -132,6 +132,28 @@ def _fast_path(events: bool) -> Any:
     return step
 
 
+def _derive(cls: Any) -> None:
+    """What a parser class derives from the tables its module wrote (also for a subclass
+    that replaces some of them)."""
+    if "_names" in cls.__dict__:
+        cls.fields = tuple(
+            FieldInfo(name, store, join)
+            for name, store, join in zip(cls._names, cls._store, cls._joins, strict=True)
+        )
+        cls.field_index = {name: i for i, name in enumerate(cls._names)}
+    if "_defaults" in cls.__dict__:
+        cls._copy_defaults = oneshot.copier(cls._defaults)
+    if "_fasts" in cls.__dict__:
+        # Per region (field + 1): the state's Fast, with what an event of the region says and
+        # whether consumed text is kept, in one tuple for the fast path to unpack.
+        names: tuple[str | None, ...] = (None, *cls._names)
+        dirty = (False, *cls._dirty)
+        keep = cls._context != 0
+        cls._region_fast = tuple(
+            None if f is None else (*f, names[i], dirty[i], keep) for i, f in enumerate(cls._fasts)
+        )
+
+
 class CompiledParser:
     """Base class of every generated ``ResponseParser``; one instance parses one generation."""
 
@@ -179,24 +201,7 @@ class CompiledParser:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "_names" in cls.__dict__:
-            cls.fields = tuple(
-                FieldInfo(name, store, join)
-                for name, store, join in zip(cls._names, cls._store, cls._joins, strict=True)
-            )
-            cls.field_index = {name: i for i, name in enumerate(cls._names)}
-        if "_fasts" in cls.__dict__:
-            # Per region (field + 1): the state's Fast, with what an event of the region says
-            # and whether consumed text is kept, in one tuple for the fast path to unpack.
-            names: tuple[str | None, ...] = (None, *cls._names)
-            dirty = (False, *cls._dirty)
-            keep = cls._context != 0
-            cls._region_fast = tuple(
-                None if f is None else (*f, names[i], dirty[i], keep)
-                for i, f in enumerate(cls._fasts)
-            )
-        if "_defaults" in cls.__dict__:
-            cls._copy_defaults = oneshot.copier(cls._defaults)
+        _derive(cls)
 
     @classmethod
     def new_message(cls) -> dict[str, Any]:

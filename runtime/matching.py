@@ -162,3 +162,19 @@ def tail_any(buf: str, pos: int, literals: Literals) -> int:
     """Where the ``regex`` module reports a partial match of the alternation of ``literals``
     when none of them occurs completely: the leftmost ``literal_tail``; ``len(buf)`` if none."""
     return min(literal_tail(buf, pos, literal) for literal, _, _ in literals)
+
+
+def one_search(*delimiters: tuple[Any, bool, bool]) -> re.Pattern[str]:
+    """One ``re`` alternation of a state's delimiters, one group each, in order: for each,
+    its literal (a str) or literal list (``Literals``), whether a ``\\s*`` leads it and
+    whether one follows it, ``\\s`` written out as the ``regex`` module reads it. Built
+    from the module's own literal constants, so a literal is written once in a module."""
+    spaces = "[" + "".join(re.escape(c) for c in sorted(SPACE_CHARS)) + "]*"
+    parts = []
+    for literals, led, followed in delimiters:
+        texts = [literals] if literals.__class__ is str else [x for x, _, _ in literals]
+        body = "|".join(re.escape(x) for x in texts)
+        if len(texts) > 1:
+            body = f"(?:{body})"
+        parts.append(f"({spaces if led else ''}{body}{spaces if followed else ''})")
+    return re.compile("|".join(parts))

@@ -108,7 +108,7 @@ def mapped(module: Any, reference: dict[str, Any], keys: tuple[str, ...]) -> dic
     """The reference's message in the shape ``DeltaStream`` gives (ids left out)."""
     parser = module.ResponseParser
     roles = dict(zip(parser._names, module.DeltaStream._roles, strict=True))
-    defaults = parser._new_output()
+    defaults = parser.new_message()
     out: dict[str, Any] = {"role": "assistant", "content": None}
     taken = {"role", "content", "tool_calls", *keys}
     others = {}

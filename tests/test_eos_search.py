@@ -156,7 +156,8 @@ def test_shaped_patterns_are_the_regex_search_at_the_end(
         for pos in range(len(buf) + 1):
             start, end, target, _ = module._eos_outside(buf, pos, memo)
             m = compiled.search(buf, pos)
-            want = None if m is None else m.span()
+            # An empty match at the very end is never taken (the reference's hold vetoes it).
+            want = None if m is None or m.start() >= len(buf) else m.span()
             got = None if target == -1 else (start, end)
             assert got == want, (pattern, buf, pos)
 

@@ -15,7 +15,8 @@ that rescans or recopies what it holds shows well above 1).
 
 ``path``: where the parser's time goes, from one run of the workload (after a warm-up run)
 through a subclass of the module's parser that counts the chunks whose ``feed`` leaves the
-generated fast path for the engine's scanning loop (``_process``): their share of the chunks
+fast path (``CompiledParser.feed``'s straight-through case) for the engine's general path
+(``_feed``, the scanning loop): their share of the chunks
 (``slow_chunks``) and of the time (``slow_time``; each chunk is timed on its own there, so the
 timer's own cost is in both shares), and the mean cost of a slow and of a fast chunk. ``held``
 counts the chunks whose ``feed`` opened and closed nothing and emitted less text than it was
@@ -179,16 +180,16 @@ def path_profile(
     """Where one run of the workload spends its time (see the module docstring), or None when
     the module's parser has no engine loop to count; ``clock`` times each chunk."""
     base = module.ResponseParser
-    if not callable(getattr(base, "_process", None)):
+    if not callable(getattr(base, "_feed", None)):
         return None
     entered = [0]
 
     class Counting(base):  # type: ignore[misc, valid-type]
         __slots__ = ()
 
-        def _process(self, events: Any, eos: bool) -> None:
+        def _feed(self, text: str) -> list[dict[str, Any]]:
             entered[0] += 1
-            super()._process(events, eos)
+            return super()._feed(text)
 
     # A first run warms what the parser caches; the counted run then pauses the garbage
     # collector, as the timed samples do.

@@ -10,7 +10,6 @@ pass a chunk straight through (``Fast``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from rtc.runtime.matching import SPACE_CHARS
@@ -18,7 +17,6 @@ from rtc.runtime.matching import SPACE_CHARS
 from ..literals import comment_text
 from ..model import Template
 from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
-from ..re_twin import WHITE_SPACE
 from .delimiters import Facts, watch
 from .namespace import Namespace, identifier
 
@@ -139,19 +137,13 @@ def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | No
         return None
     if any(w.back_over_ws for w in watches) and any(t[0] in SPACE_CHARS for t in texts):
         return None
-    spaces = f"[{WHITE_SPACE}]*"
-    alternatives = []
+    parts = []
     for w in watches:
-        own = [w.literal.text] if w.literal is not None else list(w.literals.texts)
-        body = "|".join(re.escape(t) for t in own)
-        body = f"(?:{body})" if len(own) > 1 else body
-        head = spaces if w.back_over_ws else ""
-        tail = spaces if w.shape is Shape.LITERAL_SPACES else ""
-        alternatives.append(f"({head}{body}{tail})")
-    ns.imports.re = True
-    ns.imports.add("matching", "LONG_SPAN")
+        const = w.literal.name if w.literal is not None else w.literals.name
+        parts.append((const, w.back_over_ws, w.shape is Shape.LITERAL_SPACES))
+    ns.imports.add("matching", "LONG_SPAN", "one_search")
     name = ns.name(f"eos_{suffix}", "_TARGETS")
-    return Combined(name, ns.literal("|".join(alternatives)), tuple(w.target for w in watches))
+    return Combined(name, tuple(parts), tuple(w.target for w in watches))
 
 
 def _fast(facts: list[Facts | None]) -> Fast | None:
