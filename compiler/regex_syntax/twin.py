@@ -82,11 +82,13 @@ class _Outside(Exception):
 def searches_well(pattern: str) -> bool:
     """Whether ``re`` is expected to search for ``pattern`` faster than ``regex``: unless it
     begins with an optional group (see the module docstring). Speed only: never correctness."""
-    node = parse(pattern).root
+    tree = parse(pattern)
+    node = tree.root
     while isinstance(node, (n.Alt, n.Seq)) and n.children(node):
         node = n.children(node)[0]
-    optional = isinstance(node, n.Repeat) and node.low == 0
-    return not (optional and isinstance(node.body, n.Group) and node.start == 0)  # type: ignore[attr-defined]
+    if not (isinstance(node, n.Repeat) and node.low == 0 and node.start == 0):
+        return True
+    return not tree.source(node.body).startswith("(")  # a group, DEFINE, a call...
 
 
 def re_twin(pattern: str) -> Twin | None:
