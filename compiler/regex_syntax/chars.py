@@ -33,7 +33,12 @@ def accepts(node: n.Char | n.Class, ch: str) -> bool:
     """Whether ``node`` matches the one character ``ch``."""
     if isinstance(node, n.Char) and not node.fold:
         return ch == node.char
-    return _compiled(fragment(node)).fullmatch(ch) is not None
+    return _member(fragment(node), ch)
+
+
+@functools.lru_cache(maxsize=65536)
+def _member(fragment: str, ch: str) -> bool:
+    return _compiled(fragment).fullmatch(ch) is not None
 
 
 ANY_SOURCES = frozenset(
@@ -57,7 +62,7 @@ class CharSet:
     members: tuple[str, ...] = ()
 
     def __contains__(self, ch: str) -> bool:
-        return ch in self.chars or any(_compiled(c).fullmatch(ch) for c in self.classes)
+        return ch in self.chars or any(_member(c, ch) for c in self.classes)
 
     def __or__(self, other: CharSet) -> CharSet:
         return CharSet(tuple(dict.fromkeys(self.members + other.members)))

@@ -52,3 +52,14 @@ def group_body_span(tree: n.Tree, name: str) -> tuple[int, int] | None:
         return None
     body = tree.groups[number].body
     return body.start, body.end
+
+
+def without_names(tree: n.Tree) -> str:
+    """The pattern with every named group made non-capturing (``(?P<n>x)`` → ``(?:x)``)."""
+    out = []
+    done = 0
+    for node in n.walk(tree.root):
+        if isinstance(node, n.Group) and node.name is not None:
+            out += [tree.pattern[done : node.start], "(?:"]
+            done = node.head
+    return "".join(out) + tree.pattern[done:]

@@ -6,7 +6,9 @@ and the long form. A named group takes the text the caller gives for it (e.g. a 
 back-reference the text its group took, a call the called group's pattern (choices deeper
 than a few calls take the first option, so recursion ends where the first option does:
 ``{}`` for a JSON value), a ``DEFINE`` group and assertions nothing. A look-ahead that ends
-the pattern is sampled as the text that must follow (the sample's ``witness``).
+the pattern is sampled as the text that must follow (the sample's ``witness``), a look-behind
+that begins it as the text that must precede (the sample's ``before``), and what a ``\\K``
+keeps out of the match goes to ``before`` too.
 
 Every sample is checked with the ``regex`` module (the engine and flags of the reference) and
 dropped if the pattern does not match it exactly (seeing its witness, or the text ``after`` it
@@ -27,6 +29,7 @@ import regex
 
 from . import nodes as n
 from .chars import accepts
+from .lengths import min_length
 from .parser import parse
 
 # Characters tried, in order, for a class: plain letters first so samples read like text, then
@@ -44,11 +47,14 @@ _MAX_CALLS = 64  # calls followed in one sample (a bound on its size)
 
 @dataclass(frozen=True)
 class Sample:
-    """``text`` is what the pattern consumes; ``witness`` adds what a trailing look-ahead needs
-    to see after it (the pattern matches ``witness`` at 0 and ends at ``len(text)``)."""
+    """``text`` is what the match covers; ``witness`` is ``text`` and what a trailing
+    look-ahead needs to see after it; ``before`` is what must come before ``text`` (what a
+    leading look-behind reads, then what the pattern consumes before a ``\\K``). In
+    ``before + witness`` the pattern matches exactly ``text``, right after ``before``."""
 
     text: str
     witness: str
+    before: str = ""
 
 
 Overrides = Mapping[str, "str | Sequence[str]"]
@@ -65,7 +71,16 @@ def _compiled(pattern: str) -> regex.Pattern[str]:
     return regex.compile(pattern, regex.DOTALL)
 
 
+@dataclass(frozen=True)
+class _Built:
+    sample: Sample
+    behind: int  # how much of ``before`` comes before the match attempt (a look-behind's)
+
+
 class _Builder:
+    """Writes one sample of a tree; ``choices`` picks an option at some choice points (the
+    first option elsewhere), and the points met are recorded for the variants."""
+
     def __init__(
         self,
         tree: n.Tree,
@@ -78,53 +93,81 @@ class _Builder:
         self.overrides = overrides
         self.choices = choices
         self.fuller = fuller
+        self.memo = memo  # shared by the builders of one pattern's samples
         self.points: list[tuple[tuple[int, int], int]] = []  # (choice point, options)
         self.groups: dict[int, str] = {}
         self.continuations: list[str] = []
+        self.out: list[str] = []
+        self.length = 0  # characters written so far
+        self.kept: int | None = None  # where the last \K stood
+        self.behind = ""  # what a look-behind before anything written needs
+        self.aside = 0  # inside look-arounds (their text is no part of the sample)
         self.depth = 0
         self.calls = 0
-        self.memo = memo  # shared by the builders of one pattern's samples
+
+    def write(self, text: str) -> None:
+        self.out.append(text)
+        self.length += len(text)
+
+    def written_since(self, start: int) -> str:
+        return "".join(self.out)[start:]
+
+    def apart(self, node: n.Node, at_end: bool) -> str:
+        """The text ``node`` would write, written aside (a look-around's body)."""
+        out, length, kept = self.out, self.length, self.kept
+        self.out, self.length = [], 0
+        self.aside += 1
+        try:
+            self.node(node, at_end)
+            return "".join(self.out)
+        finally:
+            self.out, self.length, self.kept = out, length, kept
+            self.aside -= 1
 
     def choice(self, node: n.Node, options: int) -> int:
         if options < 2:
             return 0
-        key = (node.start, self.depth)
+        key = (id(node), self.depth)  # nodes of one tree: ids are stable while it is used
         if self.depth > _MAX_CALL_DEPTH:
             return 0
         if len(self.points) < _MAX_CHOICE_POINTS and all(k != key for k, _ in self.points):
             self.points.append((key, options))
         return self.choices.get(key, 0)
 
-    def node(self, node: n.Node, at_end: bool) -> str:
+    def node(self, node: n.Node, at_end: bool) -> None:
         if isinstance(node, n.Char):
-            return node.char
-        if isinstance(node, n.Class):
-            return _pick(node)
-        if isinstance(node, n.Seq):
-            return self.seq(node.items, at_end)
-        if isinstance(node, n.Alt):
+            self.write(node.char)
+        elif isinstance(node, n.Class):
+            self.write(_pick(node))
+        elif isinstance(node, n.Seq):
+            self.seq(node.items, at_end)
+        elif isinstance(node, n.Alt):
             branches = self.ordered(node.branches)
-            return self.node(branches[self.choice(node, len(branches))], at_end)
-        if isinstance(node, n.Group):
-            return self.group(node, at_end)
-        if isinstance(node, n.Repeat):
-            return self.repeat(node, at_end)
-        if isinstance(node, n.Backref):
-            return self.groups.get(self.tree.number(node.group), "")
-        if isinstance(node, n.Call):
-            return self.call(node, at_end)
-        if isinstance(node, n.Cond):
-            return self.conditional(node, at_end)
-        if isinstance(node, n.Unknown):
+            self.node(branches[self.choice(node, len(branches))], at_end)
+        elif isinstance(node, n.Group):
+            self.group(node, at_end)
+        elif isinstance(node, n.Repeat):
+            self.repeat(node, at_end)
+        elif isinstance(node, n.Backref):
+            self.write(self.groups.get(self.tree.number(node.group), ""))
+        elif isinstance(node, n.Call):
+            self.call(node, at_end)
+        elif isinstance(node, n.Cond):
+            self.conditional(node, at_end)
+        elif isinstance(node, n.Keep):
+            if not self.aside:
+                self.kept = self.length
+        elif isinstance(node, n.Unknown):
             raise _NoSample(node.why)
-        return ""  # assertions, \K, DEFINE
+        # assertions and DEFINE write nothing
 
-    def seq(self, items: Sequence[n.Node], at_end: bool) -> str:
+    def seq(self, items: Sequence[n.Node], at_end: bool) -> None:
         # Items after the last one that consumes text still stand at the end (a look-ahead
         # followed by a DEFINE group checks what follows the whole match).
         consuming = [i for i, item in enumerate(items) if self.consumes(item)]
         last = consuming[-1] if consuming else -1
-        return "".join(self.node(item, at_end and i >= last) for i, item in enumerate(items))
+        for i, item in enumerate(items):
+            self.node(item, at_end and i >= last)
 
     def consumes(self, node: n.Node) -> bool:
         """Whether ``node`` may consume a character (a call or back-reference may)."""
@@ -137,57 +180,83 @@ class _Builder:
         return self.memo[key]
 
     def ordered(self, branches: Sequence[n.Node]) -> list[n.Node]:
-        """Alternatives in the order tried: as written, or (fuller) those that write
-        something first."""
-        if not self.fuller:
+        """Alternatives in the order tried: as written, or (fuller, outside deep calls) those
+        that must write something first."""
+        if not self.fuller or self.depth > _MAX_CALL_DEPTH:
             return list(branches)
-        return sorted(branches, key=lambda b: not self.consumes(b))
+        return sorted(branches, key=lambda b: min_length(self.tree, b) == 0)
 
-    def group(self, node: n.Group, at_end: bool) -> str:
+    def group(self, node: n.Group, at_end: bool) -> None:
         if node.kind == n.AHEAD:
-            if at_end:
-                self.continuations.append(self.node(node.body, True))
-            return ""
+            if at_end and not self.aside:
+                self.continuations.append(self.apart(node.body, True))
+            return
+        if node.kind == n.BEHIND:
+            if self.length == 0 and not self.aside and not self.behind:
+                self.behind = self.apart(node.body, False)
+            return
         if node.is_lookaround:
-            return ""
+            return
+        start = self.length
         given = self.overrides.get(node.name) if node.name is not None else None
         if isinstance(given, str):
-            text = given
+            self.write(given)
         elif given:
             options = [*given, None]
             picked = options[self.choice(node, len(options))]
-            text = picked if picked is not None else self.node(node.body, at_end)
+            if picked is not None:
+                self.write(picked)
+            else:
+                self.node(node.body, at_end)
         else:
-            text = self.node(node.body, at_end)
+            self.node(node.body, at_end)
         if node.kind == n.CAPTURE:
-            self.groups[node.number] = text
-        return text
+            self.groups[node.number] = self.written_since(start)
 
-    def repeat(self, node: n.Repeat, at_end: bool) -> str:
+    def repeat(self, node: n.Repeat, at_end: bool) -> None:
         if node.high == 0:
-            return ""
+            return
         if node.low > 0:
             count = node.low
         else:
-            counts = [1, 0] if self.fuller and node.high == 1 else [0, 1]
+            # fuller: an optional part is written first, except deep in calls, where the
+            # plainest choice ends a recursion
+            fuller = self.fuller and node.high == 1 and self.depth <= _MAX_CALL_DEPTH
+            counts = [1, 0] if fuller else [0, 1]
             count = counts[self.choice(node, 2)]
-        return "".join(self.node(node.body, at_end and k == count - 1) for k in range(count))
+        for k in range(count):
+            self.node(node.body, at_end and k == count - 1)
 
-    def call(self, node: n.Call, at_end: bool) -> str:
+    def call(self, node: n.Call, at_end: bool) -> None:
         self.calls += 1
         if self.calls > _MAX_CALLS:
             raise _NoSample("too many calls")
         self.depth += 1
         try:
-            return self.node(self.tree.body(node.group), at_end)
+            self.node(self.tree.body(node.group), at_end)
         finally:
             self.depth -= 1
 
-    def conditional(self, node: n.Cond, at_end: bool) -> str:
+    def conditional(self, node: n.Cond, at_end: bool) -> None:
         if isinstance(node.test, n.Group):
-            return self.node((node.yes, node.no)[self.choice(node, 2)], at_end)
+            self.node((node.yes, node.no)[self.choice(node, 2)], at_end)
+            return
         taken = self.tree.number(node.test) in self.groups
-        return self.node(node.yes if taken else node.no, at_end)
+        self.node(node.yes if taken else node.no, at_end)
+
+    def built(self) -> list[_Built]:
+        """The sample, once for each text a trailing look-ahead may need after it."""
+        self.node(self.tree.root, True)
+        whole = "".join(self.out)
+        kept = self.kept or 0
+        text, before = whole[kept:], self.behind + whole[:kept]
+        if not self.continuations:
+            return [_Built(Sample(text, text, before), len(self.behind))]
+        options = ["".join(self.continuations), *self.continuations]
+        return [
+            _Built(Sample(text, text + after, before), len(self.behind))
+            for after in dict.fromkeys(options)
+        ]
 
 
 def _forward(node: n.Node) -> list[n.Node]:
@@ -233,28 +302,26 @@ def samples(
     if tree.error is not None:
         return []
     given = overrides or {}
-    candidates: list[Sample] = []
     memo: dict[int, bool] = {}
     first = _Builder(tree, given, {}, fuller, memo)
-    points: list[tuple[tuple[int, int], int]] = []
     try:
-        candidates += _built(first, tree)
-        points = first.points
+        candidates = first.built()
     except (_NoSample, RecursionError):
         return []
-    for key, options in points:
+    for key, options in first.points:
         for option in range(1, options):
             try:
-                candidates += _built(_Builder(tree, given, {key: option}, fuller, memo), tree)
+                candidates += _Builder(tree, given, {key: option}, fuller, memo).built()
             except (_NoSample, RecursionError):
                 continue
     out: list[Sample] = []
-    for sample in candidates:
+    for found in candidates:
+        sample = found.sample
         if verify:
-            found = _checked(pattern, sample, after)
-            if found is None:
+            checked = _checked(pattern, found, after)
+            if checked is None:
                 continue
-            sample = found
+            sample = checked
         if sample in out:
             continue
         out.append(sample)
@@ -263,30 +330,56 @@ def samples(
     return out
 
 
-def _built(builder: _Builder, tree: n.Tree) -> list[Sample]:
-    """The builder's sample, once for each text a trailing look-ahead may need after it."""
-    text = builder.node(tree.root, True)
-    if not builder.continuations:
-        return [Sample(text, text)]
-    joined = "".join(builder.continuations)
-    options = [joined, *builder.continuations]
-    return [Sample(text, text + c) for c in dict.fromkeys(options)]
-
-
-def _checked(pattern: str, sample: Sample, after: str | None) -> Sample | None:
-    """``sample`` if the pattern matches exactly its text seeing its witness, else the sample
-    with ``after`` as what follows if that works, else None."""
-    compiled = _compiled(pattern)
+def _checked(pattern: str, found: _Built, after: str | None) -> Sample | None:
+    """The sample if the pattern, tried right after its look-behind's text, matches exactly
+    its text seeing its witness, else the sample with ``after`` as what follows if that works,
+    else None."""
+    sample = found.sample
+    search = _compiled(pattern)
     witnesses = [sample.witness] + ([sample.text + after] if after is not None else [])
+    start = len(sample.before)
     for witness in witnesses:
+        full = sample.before + witness
         try:
             if witness == sample.text:
-                found = compiled.fullmatch(witness) is not None
+                match = search.fullmatch(full, found.behind)
             else:
-                match = compiled.match(witness)
-                found = match is not None and match.end() == len(sample.text)
+                match = search.match(full, found.behind)
         except (RecursionError, ValueError):
             continue
-        if found:
-            return Sample(sample.text, witness)
+        if match is not None and match.span() == (start, start + len(sample.text)):
+            return Sample(sample.text, witness, sample.before)
     return None
+
+
+def plainest(tree: n.Tree, node: n.Node) -> str:
+    """The plainest text a part of ``tree`` matches on its own (unchecked; "" where none is
+    known): what a sample would hold there."""
+    builder = _Builder(tree, {}, {}, False, {})
+    try:
+        return builder.apart(node, False)
+    except (_NoSample, RecursionError):
+        return ""
+
+
+def text_before(tree: n.Tree, target: n.Node) -> str:
+    """The plainest text that leads the pattern up to ``target`` (a node of ``tree``)."""
+
+    def visit(node: n.Node) -> tuple[str, bool]:
+        if node is target:
+            return "", True
+        if isinstance(node, n.Seq):
+            text = ""
+            for item in node.items:
+                inner, found = visit(item)
+                if found:
+                    return text + inner, True
+                text += plainest(tree, item)
+            return text, False
+        for child in n.children(node):
+            inner, found = visit(child)
+            if found:
+                return inner, True
+        return "", False
+
+    return visit(tree.root)[0]
