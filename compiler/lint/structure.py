@@ -265,9 +265,9 @@ def unprobed_field(ctx: Context) -> list[Finding]:
         else:
             path = ctx.delimiter_path(f, f.open)
             why = (
-                "no text it writes matches the open delimiter (its sampler does not cover every "
-                "construct: e.g. a look-ahead over the text that follows, `(?&name)` calls, "
-                "`DEFINE` groups)"
+                "no text it writes matches the open delimiter (its sampler does not model every "
+                "construct: e.g. `\\X`, fuzzy matching, verbose mode, branch resets; or the "
+                "text it picks for a part fails a condition elsewhere in the pattern)"
             )
         out.append(
             ctx.finding(

@@ -26,62 +26,20 @@ not the ``regex`` module's.
 from __future__ import annotations
 
 import functools
-import unicodedata
-from dataclasses import dataclass, replace
-
-import regex
+from dataclasses import replace
 
 from . import nodes as n
+from .scanner import (
+    MAX_COUNT,
+    Outside,
+    PatternError,
+    SetScanner,
+    fuzzy_at,
+)
 
-# Quantifier counts beyond this are not modelled (the regex module's own limit is 2**32 - 1,
-# and such patterns are slow to compile).
-MAX_COUNT = 65535
-_OCTAL = "01234567"
-_HEX = "0123456789abcdefABCDEF"
-_CLASS_ESCAPES = frozenset("dDsSwWh")
-_CHAR_ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-_ASSERT_ESCAPES = {
-    "A": n.START,
-    "Z": n.END,
-    "z": n.END,
-    "b": n.BOUNDARY,
-    "B": n.NOT_BOUNDARY,
-    "m": n.WORD_START,
-    "M": n.WORD_END,
-    "G": n.SEARCH_START,
-}
 # Inline flags: the modelled ones, and those that put the whole pattern outside the subset.
 _MODELLED_FLAGS = frozenset("ims")
 _OTHER_FLAGS = frozenset("aLuxwfrbep")
-
-
-class PatternError(Exception):
-    """The ``regex`` module refuses the pattern (the parser's reading of why, and where)."""
-
-    def __init__(self, message: str, position: int) -> None:
-        super().__init__(f"{message} at position {position}")
-        self.position = position
-
-
-class _Outside(Exception):
-    """A construct that changes how the whole pattern reads: the tree is one Unknown."""
-
-
-@dataclass(frozen=True)
-class _Flags:
-    fold: bool = False
-    multiline: bool = False
-    dotall: bool = True
-
-
-@dataclass
-class _Pending:
-    """A reference checked once every group is known (forward references are allowed)."""
-
-    number: int | None
-    name: str | None
-    position: int
-    call: bool = False
 
 
 @functools.lru_cache(maxsize=1024)
@@ -92,40 +50,202 @@ def parse(pattern: str) -> n.Tree:
         root = reader.pattern()
     except PatternError as exc:
         return n.Tree(pattern, n.Unknown(0, len(pattern), "invalid"), error=str(exc))
-    except (_Outside, RecursionError) as exc:
+    except (Outside, RecursionError) as exc:
         why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         return n.Tree(pattern, n.Unknown(0, len(pattern), why), outside=why)
     return n.Tree(pattern, root, reader.groups, reader.names, inline=tuple(reader.inline))
 
 
-class _Reader:
-    def __init__(self, pattern: str) -> None:
-        self.p = pattern
-        self.i = 0
-        self.flags = _Flags()
-        self.count = 0  # capturing groups opened so far
-        self.groups: dict[int, n.Group] = {}
-        self.names: dict[str, int] = {}
-        self.pending: list[_Pending] = []
-        self.open: list[int] = []  # capturing groups being read
-        self.defined: dict[int, int] = {}  # group number -> how many groups have it
-        self.inline: list[tuple[int, int]] = []  # comments and (?flags)
+class _Groups(SetScanner):
+    """Groups of every kind, inline flags and conditionals (the bodies: :class:`_Reader`)."""
 
-    # -- helpers --------------------------------------------------------------------------
+    def alternation(self) -> n.Node:
+        raise NotImplementedError
 
-    def peek(self, k: int = 0) -> str:
-        j = self.i + k
-        return self.p[j] if j < len(self.p) else ""
+    def sequence(self) -> n.Node:
+        raise NotImplementedError
 
-    def error(self, message: str, position: int | None = None) -> PatternError:
-        return PatternError(message, self.i if position is None else position)
+    def group(self) -> n.Node:
+        start = self.i
+        if not self.p.startswith("(?", start):
+            self.i += 1
+            self.count += 1
+            return self.group_body(start, n.CAPTURE, self.count)
+        self.i += 2
+        c = self.peek()
+        if c == ":":
+            self.i += 1
+            return self.group_body(start, n.GROUP)
+        if c in ("=", "!", ">"):
+            self.i += 1
+            return self.group_body(start, {"=": n.AHEAD, "!": n.NOT_AHEAD, ">": n.ATOMIC}[c])
+        if c == "<" and self.peek(1) in ("=", "!"):
+            self.i += 2
+            return self.group_body(start, n.BEHIND if self.peek(-1) == "=" else n.NOT_BEHIND)
+        if c == "<" or self.p.startswith("P<", self.i):
+            self.i += 1 if c == "<" else 2
+            name = self.name(">")
+            return self.named_group(start, name)
+        if self.p.startswith("P=", self.i):
+            self.i += 2
+            name = self.name(")")
+            return n.Backref(start, self.i, self.reference(start, name, inside=False))
+        if self.p.startswith("P>", self.i) or c == "&":
+            self.i += 2 if c == "P" else 1
+            name = self.name(")")
+            return n.Call(start, self.i, self.reference(start, name, call=True))
+        if c == "R" and self.peek(1) == ")":
+            self.i += 2
+            return n.Call(start, self.i, 0)
+        if c.isascii() and c.isdigit():
+            end = self.p.find(")", self.i)
+            digits = self.p[self.i : end] if end > 0 else ""
+            if not (digits.isascii() and digits.isdigit()):
+                raise self.error("missing )")
+            self.i = end + 1
+            if int(digits) == 0:
+                return n.Call(start, self.i, 0)
+            return n.Call(start, self.i, self.reference(start, int(digits), call=True))
+        if c == "(":
+            return self.conditional(start)
+        if c == "|":
+            raise Outside("a branch reset")
+        group = self.inline_flags(start)
+        if group is None:  # (?flags) where a quantifier cannot reach it: see skip_transparent
+            raise Outside("inline flags")
+        return group
 
-    def expect(self, text: str, message: str) -> None:
-        if not self.p.startswith(text, self.i):
-            raise self.error(message)
-        self.i += len(text)
+    def name(self, terminator: str) -> str:
+        end = self.p.find(terminator, self.i)
+        if end < 0:
+            raise self.error(f"missing {terminator}")
+        name = self.p[self.i : end]
+        if not name:
+            raise self.error("missing group name")
+        if not name.isidentifier():
+            raise self.error("bad character in group name")
+        self.i = end + 1
+        return name
 
-    # -- structure --------------------------------------------------------------------------
+    def named_group(self, start: int, name: str) -> n.Node:
+        number = self.names.get(name)
+        if number is None:
+            self.count += 1
+            number = self.names[name] = self.count
+        return self.group_body(start, n.CAPTURE, number, name)
+
+    def group_body(self, start: int, kind: str, number: int = 0, name: str | None = None) -> n.Node:
+        saved = self.flags
+        if number:
+            self.defined[number] = self.defined.get(number, 0) + 1
+            self.open.append(number)
+        body = self.alternation()
+        if number:
+            self.open.pop()
+        self.flags = saved
+        if self.peek() != ")":
+            raise self.error("missing )", len(self.p))
+        self.i += 1
+        group = n.Group(start, self.i, kind, body, number, name)
+        if number and number not in self.groups:
+            self.groups[number] = group
+        return group
+
+    def inline_flags(self, start: int) -> n.Node | None:
+        """``(?flags)`` (to the end of the enclosing group) or ``(?flags:...)``."""
+        on, off = "", ""
+        j = self.i
+        while j < len(self.p) and self.p[j].isascii() and self.p[j].isalnum():
+            j += 1
+        on = self.p[self.i : j]
+        if j < len(self.p) and self.p[j] == "-":
+            k = j + 1
+            while k < len(self.p) and self.p[k].isascii() and self.p[k].isalnum():
+                k += 1
+            off = self.p[j + 1 : k]
+            if not off:
+                raise self.error("bad inline flags: no flags after '-'", k)
+            j = k
+        if j >= len(self.p) or self.p[j] not in ":)" or not on + off:
+            raise Outside("an unknown group extension")
+        if "V0" in off:
+            raise Outside("version 1 semantics")
+        on, off = on.replace("V0", ""), off.replace("V0", "")  # version 0: the default
+        letters = set(on + off)
+        if "V" in letters:
+            raise Outside("version 1 semantics")
+        if letters & _OTHER_FLAGS:
+            raise Outside("inline flags that change how the pattern reads")
+        if not letters <= _MODELLED_FLAGS:
+            raise Outside("an unknown inline flag")
+        if set(on) & set(off):
+            raise self.error("bad inline flags: flag turned on and off", j)
+        flags = self.flags
+        for letter, value in [(x, True) for x in on] + [(x, False) for x in off]:
+            attr = {"i": "fold", "m": "multiline", "s": "dotall"}[letter]
+            flags = replace(flags, **{attr: value})
+        self.i = j + 1
+        if self.p[j] == ")":
+            self.flags = flags
+            return None
+        outer = self.flags
+        self.flags = flags
+        group = self.group_body(start, n.GROUP)
+        self.flags = outer
+        return group
+
+    def conditional(self, start: int) -> n.Node:
+        """``(?(test)yes|no)``; ``self.i`` at the ``(`` of the test."""
+        self.i += 1
+        test: int | str | n.Group
+        if self.p.startswith("DEFINE)", self.i):
+            # Read as a conditional's two branches (a third is an error there too); neither
+            # is ever matched.
+            self.i += len("DEFINE)")
+            body_start = self.i
+            saved = self.flags
+            branches = [self.sequence()]
+            if self.peek() == "|":
+                self.i += 1
+                branches.append(self.sequence())
+            self.flags = saved
+            body = branches[0] if len(branches) == 1 else n.Alt(body_start, self.i, tuple(branches))
+            self.expect(")", "missing )")
+            return n.Define(start, self.i, body)
+        if self.peek() == "?":
+            if not (self.p.startswith(("?=", "?!", "?<=", "?<!"), self.i)):
+                raise self.error("expected lookaround conditional")
+            self.i -= 1
+            found = self.group()
+            assert isinstance(found, n.Group)
+            test = found
+        else:
+            end = self.p.find(")", self.i)
+            ref = self.p[self.i : end] if end > 0 else ""
+            if ref.isascii() and ref.isdigit():
+                test = self.reference(self.i, int(ref))
+            elif ref.isidentifier():
+                test = self.reference(self.i, ref)
+            else:
+                raise self.error("bad character in group name")
+            self.i = end + 1
+        saved = self.flags
+        yes = self.sequence()
+        no: n.Node = n.Empty(self.i, self.i)
+        if self.peek() == "|":
+            self.i += 1
+            no = self.sequence()
+        self.flags = saved
+        if self.peek() != ")":
+            raise self.error("missing )", len(self.p))
+        self.i += 1
+        if not isinstance(test, n.Group) and isinstance(yes, n.Empty) and isinstance(no, n.Empty):
+            self.pending.pop()  # the regex module drops an empty conditional unchecked
+        return n.Cond(start, self.i, test, yes, no)
+
+
+class _Reader(_Groups):
+    """Alternations, sequences, quantifiers and single atoms."""
 
     def pattern(self) -> n.Node:
         root = self.alternation()
@@ -221,35 +341,12 @@ class _Reader:
             return {"*": (0, None), "+": (1, None), "?": (0, 1)}[c]
         found = self.count_at(self.i)
         if found is None:
-            if c == "{" and _fuzzy_at(self.p, self.i):
-                raise _Outside("fuzzy matching")
+            if c == "{" and fuzzy_at(self.p, self.i):
+                raise Outside("fuzzy matching")
             return None
         low, high, end = found
         self.i = end
         return low, high
-
-    def count_at(self, i: int) -> tuple[int, int | None, int] | None:
-        """``{m}``, ``{m,}``, ``{,n}``, ``{m,n}``, ``{,}`` at ``i``: (low, high, end)."""
-        if not self.p.startswith("{", i):
-            return None
-        j = i + 1
-        k = j
-        while k < len(self.p) and self.p[k].isascii() and self.p[k].isdigit():
-            k += 1
-        low_text = self.p[j:k]
-        if self.p.startswith("}", k):
-            return (int(low_text), int(low_text), k + 1) if low_text else None
-        if not self.p.startswith(",", k):
-            return None
-        m = k + 1
-        while m < len(self.p) and self.p[m].isascii() and self.p[m].isdigit():
-            m += 1
-        if not self.p.startswith("}", m):
-            return None
-        high_text = self.p[k + 1 : m]
-        return int(low_text or 0), int(high_text) if high_text else None, m + 1
-
-    # -- atoms ------------------------------------------------------------------------------
 
     def atom(self) -> n.Node:
         start = self.i
@@ -270,415 +367,6 @@ class _Reader:
             return n.Assert(start, self.i, kind)
         if c in ("*", "+", "?") or self.count_at(start) is not None:
             raise self.error("nothing to repeat", start)
-        if c == "{" and _fuzzy_at(self.p, start):
-            raise _Outside("fuzzy matching")
+        if c == "{" and fuzzy_at(self.p, start):
+            raise Outside("fuzzy matching")
         return n.Char(start, self.i, c, self.flags.fold)
-
-    def escape(self) -> n.Node:
-        start = self.i
-        e = self.peek(1)
-        if not e:
-            raise self.error("bad escape (end of pattern)")
-        self.i += 2
-        if e in _CLASS_ESCAPES:
-            return n.Class(start, self.i, self.p[start : self.i], fold=self.flags.fold)
-        if e in _ASSERT_ESCAPES:
-            return n.Assert(start, self.i, _ASSERT_ESCAPES[e])
-        if e == "K":
-            return n.Keep(start, self.i)
-        if e in ("X", "R"):
-            return n.Unknown(start, self.i, f"\\{e} (may match more than one character)")
-        if e in ("p", "P"):
-            return self.property_class(start)
-        if e == "g":
-            return self.named_backref(start)
-        if e.isascii() and e.isdigit():
-            return self.digits(start)
-        char = self.char_escape(e, start, in_set=False)
-        return n.Char(start, self.i, char, self.flags.fold)
-
-    def char_escape(self, e: str, start: int, in_set: bool) -> str:
-        """The character of ``\\e`` (``self.i`` just after ``e``); octal digits handled by
-        the callers, class escapes never reach here."""
-        if e in _CHAR_ESCAPES:
-            return _CHAR_ESCAPES[e]
-        if e == "b" and in_set:
-            return "\b"
-        if e in ("x", "u", "U"):
-            width = {"x": 2, "u": 4, "U": 8}[e]
-            digits = self.p[self.i : self.i + width]
-            if len(digits) < width or any(d not in _HEX for d in digits):
-                raise self.error(f"incomplete escape \\{e}", start)
-            self.i += width
-            code = int(digits, 16)
-            if code > 0x10FFFF:
-                raise self.error("bad hex escape", start)
-            return chr(code)
-        if e == "N":
-            if self.peek() != "{":
-                raise _Outside("\\N without a name")
-            end = self.p.find("}", self.i)
-            if end < 0:
-                raise _Outside("\\N{ without a closing brace")
-            name = self.p[self.i + 1 : end]
-            self.i = end + 1
-            return _named_char(name, start)
-        if e == "L":
-            raise _Outside("a named list")
-        if e.isascii() and e.isalpha():
-            raise self.error(f"bad escape \\{e}", start)
-        return e
-
-    def property_class(self, start: int) -> n.Node:
-        """``\\p{Name}``, ``\\P{Name}``, ``\\pL``: checked by the regex module itself."""
-        if self.peek() == "{":
-            end = self.p.find("}", self.i)
-            if end < 0:
-                raise _Outside("\\p{ without a closing brace")
-            self.i = end + 1
-        elif self.peek().isascii() and self.peek().isalpha():
-            self.i += 1
-        else:
-            raise _Outside("\\p without a property")
-        source = self.p[start : self.i]
-        _check_fragment(source, start)
-        return n.Class(start, self.i, source, fold=self.flags.fold)
-
-    def named_backref(self, start: int) -> n.Node:
-        """``\\g<name>`` or ``\\g<number>``."""
-        if self.peek() != "<":
-            raise _Outside("\\g without a group")
-        end = self.p.find(">", self.i)
-        ref = self.p[self.i + 1 : end] if end > 0 else ""
-        if ref.isascii() and ref.isdigit():
-            self.i = end + 1
-            return n.Backref(start, self.i, self.reference(start, int(ref)))
-        if ref.isidentifier():
-            self.i = end + 1
-            return n.Backref(start, self.i, self.reference(start, ref))
-        raise _Outside("\\g with a relative or unusual group reference")
-
-    def digits(self, start: int) -> n.Node:
-        """``\\0``, octal escapes, and back-references by number (as the regex module tells
-        them apart: three octal digits, or a leading zero, are a character)."""
-        d = self.p[start + 1 : start + 4]
-        if d[0] == "0":
-            k = 1
-            while k < 3 and k < len(d) and d[k] in _OCTAL:
-                k += 1
-            self.i = start + 1 + k
-            return n.Char(start, self.i, chr(int(d[:k], 8)), self.flags.fold)
-        if len(d) == 3 and all(x in _OCTAL for x in d):
-            self.i = start + 4
-            return n.Char(start, self.i, chr(int(d, 8)), self.flags.fold)
-        k = 2 if len(d) > 1 and d[1].isascii() and d[1].isdigit() else 1
-        self.i = start + 1 + k
-        return n.Backref(start, self.i, self.reference(start, int(d[:k]), inside=False))
-
-    def reference(
-        self, start: int, ref: int | str, call: bool = False, inside: bool = True
-    ) -> int | str:
-        """Note a group named or numbered by a back-reference, call or condition: checked
-        once every group is known (forward references are allowed). ``inside``: whether it
-        may stand inside the group it refers to (``\\1`` and ``(?P=name)`` may not)."""
-        number = ref if isinstance(ref, int) else self.names.get(ref)
-        if not inside and number in self.open:
-            raise self.error("cannot refer to an open group", start)
-        if isinstance(ref, str):
-            self.pending.append(_Pending(None, ref, start, call))
-        else:
-            self.pending.append(_Pending(ref, None, start, call))
-        return ref
-
-    # -- sets -------------------------------------------------------------------------------
-
-    def char_set(self) -> n.Node:
-        start = self.i
-        self.i += 1
-        negated = self.peek() == "^"
-        if negated:
-            self.i += 1
-        items: list[n.SetItem] = []
-        first = True
-        while True:
-            c = self.peek()
-            if not c:
-                raise self.error("unterminated character set", len(self.p))
-            if c == "]" and not first:
-                self.i += 1
-                break
-            first = False
-            at = self.i
-            item = self.set_member()
-            if (
-                item.escape == ""
-                and self.peek() == "-"
-                and self.peek(1) not in ("]", "")
-                and not self.p.startswith("-[", self.i)
-            ):
-                dash = self.i
-                self.i += 1
-                hi_at = self.i
-                hi = self.set_member()
-                if hi.escape:  # `a-\d`: the dash is a member (as the regex module reads it)
-                    items.append(replace(item, source=self.p[at:dash]))
-                    items.append(n.SetItem("-", "-", source="-"))
-                    items.append(replace(hi, source=self.p[hi_at : self.i]))
-                    continue
-                if hi.lo < item.lo:
-                    raise self.error("bad character range")
-                item = n.SetItem(item.lo, hi.lo)
-            items.append(replace(item, source=self.p[at : self.i]))
-        source = self.p[start : self.i]
-        return n.Class(
-            start, self.i, source, fold=self.flags.fold, negated=negated, items=tuple(items)
-        )
-
-    def set_member(self) -> n.SetItem:
-        """One character or class inside a set (``self.i`` at it)."""
-        start = self.i
-        c = self.peek()
-        if c == "[" and self.peek(1) in (":", "=", "."):
-            return self.posix_class()
-        if c != "\\":
-            self.i += 1
-            return n.SetItem(c, c)
-        e = self.peek(1)
-        if not e:
-            raise self.error("unterminated character set", len(self.p))
-        self.i += 2
-        if e in _CLASS_ESCAPES:
-            return n.SetItem(escape="\\" + e)
-        if e in ("p", "P"):
-            node = self.property_class(start)
-            return n.SetItem(escape=self.p[node.start : node.end])
-        if e.isascii() and e.isdigit():
-            if e in ("8", "9"):
-                raise self.error(f"bad escape \\{e}", start)
-            k = 1
-            while k < 3 and self.peek() in _OCTAL and self.peek():
-                self.i += 1
-                k += 1
-            char = chr(int(self.p[start + 1 : self.i], 8))
-            return n.SetItem(char, char)
-        char = self.char_escape(e, start, in_set=True)
-        return n.SetItem(char, char)
-
-    def posix_class(self) -> n.SetItem:
-        """``[:alpha:]`` (``[:^alpha:]``) inside a set; ``[=`` and ``[.`` forms, and text that
-        only resembles a POSIX class, are not modelled."""
-        start = self.i
-        end = self.p.find(":]", start + 2)
-        name = self.p[start + 2 : end] if end > 0 else ""
-        bare = name.removeprefix("^")
-        if self.peek(1) != ":" or not (bare.isascii() and bare.isalpha()):
-            raise _Outside("a set member that resembles a POSIX class")
-        self.i = end + 2
-        source = self.p[start : self.i]
-        _check_fragment(f"[{source}]", start)
-        return n.SetItem(escape=source)
-
-    # -- groups -----------------------------------------------------------------------------
-
-    def group(self) -> n.Node:
-        start = self.i
-        if not self.p.startswith("(?", start):
-            self.i += 1
-            self.count += 1
-            return self.group_body(start, n.CAPTURE, self.count)
-        self.i += 2
-        c = self.peek()
-        if c == ":":
-            self.i += 1
-            return self.group_body(start, n.GROUP)
-        if c in ("=", "!", ">"):
-            self.i += 1
-            return self.group_body(start, {"=": n.AHEAD, "!": n.NOT_AHEAD, ">": n.ATOMIC}[c])
-        if c == "<" and self.peek(1) in ("=", "!"):
-            self.i += 2
-            return self.group_body(start, n.BEHIND if self.peek(-1) == "=" else n.NOT_BEHIND)
-        if c == "<" or self.p.startswith("P<", self.i):
-            self.i += 1 if c == "<" else 2
-            name = self.name(">")
-            return self.named_group(start, name)
-        if self.p.startswith("P=", self.i):
-            self.i += 2
-            name = self.name(")")
-            return n.Backref(start, self.i, self.reference(start, name, inside=False))
-        if self.p.startswith("P>", self.i) or c == "&":
-            self.i += 2 if c == "P" else 1
-            name = self.name(")")
-            return n.Call(start, self.i, self.reference(start, name, call=True))
-        if c == "R" and self.peek(1) == ")":
-            self.i += 2
-            return n.Call(start, self.i, 0)
-        if c.isascii() and c.isdigit():
-            end = self.p.find(")", self.i)
-            digits = self.p[self.i : end] if end > 0 else ""
-            if not (digits.isascii() and digits.isdigit()):
-                raise self.error("missing )")
-            self.i = end + 1
-            if int(digits) == 0:
-                return n.Call(start, self.i, 0)
-            return n.Call(start, self.i, self.reference(start, int(digits), call=True))
-        if c == "(":
-            return self.conditional(start)
-        if c == "|":
-            raise _Outside("a branch reset")
-        group = self.inline_flags(start)
-        if group is None:  # (?flags) where a quantifier cannot reach it: see skip_transparent
-            raise _Outside("inline flags")
-        return group
-
-    def name(self, terminator: str) -> str:
-        end = self.p.find(terminator, self.i)
-        if end < 0:
-            raise self.error(f"missing {terminator}")
-        name = self.p[self.i : end]
-        if not name:
-            raise self.error("missing group name")
-        if not name.isidentifier():
-            raise self.error("bad character in group name")
-        self.i = end + 1
-        return name
-
-    def named_group(self, start: int, name: str) -> n.Node:
-        number = self.names.get(name)
-        if number is None:
-            self.count += 1
-            number = self.names[name] = self.count
-        return self.group_body(start, n.CAPTURE, number, name)
-
-    def group_body(self, start: int, kind: str, number: int = 0, name: str | None = None) -> n.Node:
-        saved = self.flags
-        if number:
-            self.defined[number] = self.defined.get(number, 0) + 1
-            self.open.append(number)
-        body = self.alternation()
-        if number:
-            self.open.pop()
-        self.flags = saved
-        if self.peek() != ")":
-            raise self.error("missing )", len(self.p))
-        self.i += 1
-        group = n.Group(start, self.i, kind, body, number, name)
-        if number and number not in self.groups:
-            self.groups[number] = group
-        return group
-
-    def inline_flags(self, start: int) -> n.Node | None:
-        """``(?flags)`` (to the end of the enclosing group) or ``(?flags:...)``."""
-        on, off = "", ""
-        j = self.i
-        while j < len(self.p) and self.p[j].isascii() and self.p[j].isalnum():
-            j += 1
-        on = self.p[self.i : j]
-        if j < len(self.p) and self.p[j] == "-":
-            k = j + 1
-            while k < len(self.p) and self.p[k].isascii() and self.p[k].isalnum():
-                k += 1
-            off = self.p[j + 1 : k]
-            if not off:
-                raise self.error("bad inline flags: no flags after '-'", k)
-            j = k
-        if j >= len(self.p) or self.p[j] not in ":)" or not on + off:
-            raise _Outside("an unknown group extension")
-        if "V0" in off:
-            raise _Outside("version 1 semantics")
-        on, off = on.replace("V0", ""), off.replace("V0", "")  # version 0: the default
-        letters = set(on + off)
-        if "V" in letters:
-            raise _Outside("version 1 semantics")
-        if letters & _OTHER_FLAGS:
-            raise _Outside("inline flags that change how the pattern reads")
-        if not letters <= _MODELLED_FLAGS:
-            raise _Outside("an unknown inline flag")
-        if set(on) & set(off):
-            raise self.error("bad inline flags: flag turned on and off", j)
-        flags = self.flags
-        for letter, value in [(x, True) for x in on] + [(x, False) for x in off]:
-            attr = {"i": "fold", "m": "multiline", "s": "dotall"}[letter]
-            flags = replace(flags, **{attr: value})
-        self.i = j + 1
-        if self.p[j] == ")":
-            self.flags = flags
-            return None
-        outer = self.flags
-        self.flags = flags
-        group = self.group_body(start, n.GROUP)
-        self.flags = outer
-        return group
-
-    def conditional(self, start: int) -> n.Node:
-        """``(?(test)yes|no)``; ``self.i`` at the ``(`` of the test."""
-        self.i += 1
-        test: int | str | n.Group
-        if self.p.startswith("DEFINE)", self.i):
-            # Read as a conditional's two branches (a third is an error there too); neither
-            # is ever matched.
-            self.i += len("DEFINE)")
-            body_start = self.i
-            saved = self.flags
-            branches = [self.sequence()]
-            if self.peek() == "|":
-                self.i += 1
-                branches.append(self.sequence())
-            self.flags = saved
-            body = branches[0] if len(branches) == 1 else n.Alt(body_start, self.i, tuple(branches))
-            self.expect(")", "missing )")
-            return n.Define(start, self.i, body)
-        if self.peek() == "?":
-            if not (self.p.startswith(("?=", "?!", "?<=", "?<!"), self.i)):
-                raise self.error("expected lookaround conditional")
-            self.i -= 1
-            found = self.group()
-            assert isinstance(found, n.Group)
-            test = found
-        else:
-            end = self.p.find(")", self.i)
-            ref = self.p[self.i : end] if end > 0 else ""
-            if ref.isascii() and ref.isdigit():
-                test = self.reference(self.i, int(ref))
-            elif ref.isidentifier():
-                test = self.reference(self.i, ref)
-            else:
-                raise self.error("bad character in group name")
-            self.i = end + 1
-        saved = self.flags
-        yes = self.sequence()
-        no: n.Node = n.Empty(self.i, self.i)
-        if self.peek() == "|":
-            self.i += 1
-            no = self.sequence()
-        self.flags = saved
-        if self.peek() != ")":
-            raise self.error("missing )", len(self.p))
-        self.i += 1
-        if not isinstance(test, n.Group) and isinstance(yes, n.Empty) and isinstance(no, n.Empty):
-            self.pending.pop()  # the regex module drops an empty conditional unchecked
-        return n.Cond(start, self.i, test, yes, no)
-
-
-def _fuzzy_at(p: str, i: int) -> bool:
-    """Whether the ``{`` at ``i`` begins a fuzzy-matching constraint (``{e<=1}``, ``{i}``)."""
-    end = p.find("}", i)
-    body = p[i + 1 : end] if end > 0 else ""
-    return (
-        bool(body) and any(c in "eids" for c in body) and set(body) <= set("eids0123456789<=>+-, ")
-    )
-
-
-def _named_char(name: str, start: int) -> str:
-    try:
-        return unicodedata.lookup(name)
-    except KeyError:
-        raise PatternError("undefined character name", start) from None
-
-
-def _check_fragment(fragment: str, start: int) -> None:
-    """Property and POSIX class names are data (Unicode's tables): the regex module knows
-    which exist."""
-    try:
-        regex.compile(fragment)
-    except regex.error:
-        raise PatternError("unknown property", start) from None
