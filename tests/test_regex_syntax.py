@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_prefilter import SETTINGS as PREFILTER_SETTINGS
 
 from rtc.compiler.lowering.context import jumps_back
 from rtc.compiler.regex_syntax import (
@@ -45,13 +46,7 @@ from rtc.compiler.regex_syntax import (
 from rtc.compiler.regex_syntax import nodes as n
 
 ROOT = Path(__file__).resolve().parent.parent
-SETTINGS = settings(
-    derandomize=True,
-    deadline=None,
-    max_examples=150,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+SETTINGS = settings(PREFILTER_SETTINGS, max_examples=150)
 
 # Tokens for the parser test: constructs of the subset, their misspellings, and constructs the
 # tree does not model (which the test skips).
@@ -138,22 +133,30 @@ TEXTS = st.lists(st.text(alphabet=ALPHABET, max_size=6), min_size=1, max_size=5)
 
 
 @st.composite
-def patterns(draw: st.DrawFn) -> str:
+def nested_patterns(
+    draw: st.DrawFn, atoms: list[str], quants: list[str], openers: st.SearchStrategy[str]
+) -> str:
+    """Alternations of sequences of ``atoms``, each quantified by one of ``quants``, with a
+    group opened by one of ``openers`` now and then (two levels deep at most)."""
+
     def seq(depth: int) -> str:
         out = ""
         for _ in range(draw(st.integers(1, 4))):
-            if depth < 2 and draw(st.integers(0, 6)) == 0:
-                opener = draw(st.sampled_from(["(", "(?:", "(?=", "(?<="]))
-                atom = opener + alt(depth + 1) + ")"
+            if depth < 2 and draw(st.integers(0, 5)) == 0:
+                atom = draw(openers) + alt(depth + 1) + ")"
             else:
-                atom = draw(st.sampled_from(ATOMS))
-            out += atom + draw(st.sampled_from(QUANTS))
+                atom = draw(st.sampled_from(atoms))
+            out += atom + draw(st.sampled_from(quants))
         return out
 
     def alt(depth: int) -> str:
         return "|".join(seq(depth) for _ in range(draw(st.integers(1, 3))))
 
     return alt(0)
+
+
+def patterns() -> st.SearchStrategy[str]:
+    return nested_patterns(ATOMS, QUANTS, st.sampled_from(["(", "(?:", "(?=", "(?<="]))
 
 
 def _valid(pattern: str) -> tuple[regex.Pattern[str], n.Tree] | None:

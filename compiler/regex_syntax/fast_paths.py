@@ -24,6 +24,7 @@ from .context import looks_behind
 from .context import start_sensitive as _start_sensitive
 from .first import first_chars
 from .lengths import can_match_empty
+from .literal import exclusive
 from .parser import parse
 
 _CHAR_ESCAPES = "ntrfv"
@@ -230,13 +231,7 @@ def literal_alternatives(pattern: str) -> tuple[str, ...] | None:
         root = root.body
     if not isinstance(root, n.Alt):
         return None
-    literals = [_literal_chars(tree, _items(branch)) for branch in root.branches]
-    if any(lit is None for lit in literals):
-        return None
-    found = tuple(dict.fromkeys(lit for lit in literals if lit is not None))
-    if any(a != b and a.startswith(b) for a in found for b in found):
-        return None
-    return found
+    return exclusive([_literal_chars(tree, _items(branch)) for branch in root.branches])
 
 
 def dollar_alternative(pattern: str) -> tuple[str, bool] | None:

@@ -159,7 +159,11 @@ def literal_alternatives(tree: n.Tree) -> tuple[str, ...] | None:
         root = root.body
     if not isinstance(root, n.Alt):
         return None
-    literals = [literal_text(tree, branch) for branch in root.branches]
+    return exclusive([literal_text(tree, branch) for branch in root.branches])
+
+
+def exclusive(literals: list[str | None]) -> tuple[str, ...] | None:
+    """The literals (repeats dropped) if each is known and none is a prefix of another."""
     if any(lit is None for lit in literals):
         return None
     found = tuple(dict.fromkeys(lit for lit in literals if lit is not None))

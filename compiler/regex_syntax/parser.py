@@ -59,7 +59,7 @@ def parse(pattern: str) -> n.Tree:
 class _Groups(SetScanner):
     """Groups of every kind, inline flags and conditionals (the bodies: :class:`_Reader`)."""
 
-    def alternation(self) -> n.Node:
+    def alternation(self, most: int | None = None) -> n.Node:
         raise NotImplementedError
 
     def sequence(self) -> n.Node:
@@ -202,14 +202,7 @@ class _Groups(SetScanner):
             # Read as a conditional's two branches (a third is an error there too); neither
             # is ever matched.
             self.i += len("DEFINE)")
-            body_start = self.i
-            saved = self.flags
-            branches = [self.sequence()]
-            if self.peek() == "|":
-                self.i += 1
-                branches.append(self.sequence())
-            self.flags = saved
-            body = branches[0] if len(branches) == 1 else n.Alt(body_start, self.i, tuple(branches))
+            body = self.alternation(most=2)
             self.expect(")", "missing )")
             return n.Define(start, self.i, body)
         if self.peek() == "?":
@@ -229,13 +222,12 @@ class _Groups(SetScanner):
             else:
                 raise self.error("bad character in group name")
             self.i = end + 1
-        saved = self.flags
-        yes = self.sequence()
-        no: n.Node = n.Empty(self.i, self.i)
-        if self.peek() == "|":
-            self.i += 1
-            no = self.sequence()
-        self.flags = saved
+        branches = self.alternation(most=2)
+        yes, no = (
+            branches.branches
+            if isinstance(branches, n.Alt)
+            else (branches, n.Empty(self.i, self.i))
+        )
         if self.peek() != ")":
             raise self.error("missing )", len(self.p))
         self.i += 1
@@ -261,12 +253,13 @@ class _Reader(_Groups):
                 raise self.error("ambiguous group reference", ref.position)
         return root
 
-    def alternation(self) -> n.Node:
-        """Branches up to a ')' or the end; flags set inside reach later branches."""
+    def alternation(self, most: int | None = None) -> n.Node:
+        """Branches up to a ')' or the end (at most ``most``: a conditional has two, and a
+        third ``|`` is left for the caller to refuse); flags set inside reach later branches."""
         start = self.i
         saved = self.flags
         branches = [self.sequence()]
-        while self.peek() == "|":
+        while self.peek() == "|" and (most is None or len(branches) < most):
             self.i += 1
             branches.append(self.sequence())
         self.flags = saved
