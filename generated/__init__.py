@@ -76,6 +76,7 @@ _MODEL_TYPES: dict[str, tuple[str, ...]] = {
     "qwen3_5": ("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"),
     "qwen3_5_rtc": (),
     "qwen3_coder": (),
+    "qwen3_rtc": (),
     "r1_distill": (),
     "seed_oss": ("seed_oss",),
     "smollm3": ("smollm3",),

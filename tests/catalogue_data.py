@@ -16,7 +16,9 @@ Layout, one folder per catalogue family (``tests/data/catalogue/NAME/``, NAME as
     end-of-turn / stop tokens that serving engines strip; ``chat_template``: null, or
     ``{"file", "repo", "path", "commit", "licence", "special_tokens", "kwargs", "reasoning_key"}``
     for round trips (the file is kept verbatim beside ``family.json``); ``not_expressible``: what
-    the model means that response templates (transformers 5.23.0) cannot express, and why.
+    the model means that response templates (transformers 5.23.0) cannot express, and why;
+    ``whitespace``: what ``tests/test_catalogue_whitespace.py`` needs to know to build texts for
+    the family (documented there).
 
 ``fixtures.jsonl``
     One model output per line: ``id``; ``source`` (``{"repo", "path", "commit", "test"}`` for a test
@@ -28,6 +30,14 @@ Layout, one folder per catalogue family (``tests/data/catalogue/NAME/``, NAME as
 ``known_gaps.json``
     ``{fixture id or "round-trip:CASE": reason}``: what the family's parser does not meet, and why.
     A gap that starts passing fails the suite until it is removed from the list.
+
+``tests/data/catalogue/fixtures_before.json``
+    What the catalogue's parsers met of these fixtures at an earlier commit (README's table).
+
+``tests/data/catalogue/cut_off_calls.jsonl``
+    One call per rtc-written family cut off by the end of the generation (``text``; the
+    ``complete`` call it was cut from, with that fixture's ``source``), and real partial outputs
+    from llama.cpp's tests: material for the serving layer's report of a truncated call.
 
 Comparison is by meaning: reasoning and content are compared stripped of surrounding whitespace
 (an empty one counts as absent), tool calls by name and by arguments as JSON values (a string of
@@ -60,6 +70,7 @@ FAMILY_KEYS = {
     "chat_template",
     "not_expressible",
     "description",
+    "whitespace",
 }
 FIXTURE_KEYS = {"id", "source", "text", "prefix", "tools", "expected", "note"}
 EXPECTED_KEYS = {"reasoning", "content", "tool_calls"}

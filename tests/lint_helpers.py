@@ -18,7 +18,8 @@ def template(fields: dict[str, Any], anchor: str = "<|assistant|>") -> dict[str,
 
 def chat_like(**changes: Any) -> dict[str, Any]:
     """A qwen3-like template: <think> reasoning (ended by a call too), <tool_call> JSON calls,
-    implicit content."""
+    implicit content (its pieces joined by a space: the call's delimiters consume the
+    whitespace around it, so joining with nothing would glue words)."""
     fields: dict[str, Any] = {
         "reasoning": {"open": "<think>", "close_pattern": "</think>\\s*|(?=<tool_call>)"},
         "tool_calls": {
@@ -28,7 +29,7 @@ def chat_like(**changes: Any) -> dict[str, Any]:
             "content": "json",
             "transform": {"type": "function", "function": "{content}"},
         },
-        "content": {"close_pattern": "\\s*<\\|end\\|>\\s*", "repeats": True, "join": ""},
+        "content": {"close_pattern": "\\s*<\\|end\\|>\\s*", "repeats": True, "join": " "},
     }
     for name, spec in changes.items():
         if spec is None:

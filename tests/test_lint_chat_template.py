@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rtc.compiler.lint.chat_template import ChatTemplate, ChatTemplateError
+from rtc.compiler.chat import ChatTemplate, ChatTemplateError
 
 transformers_chat = pytest.importorskip("transformers.utils.chat_template_utils")
 

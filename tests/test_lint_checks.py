@@ -92,6 +92,22 @@ def test_prefix_delimiters_are_info() -> None:
     assert findings(CLEAN, "ambiguous-delimiters") == []
 
 
+def test_a_prefix_whose_rest_can_begin_ordinary_text_misroutes_it_and_is_a_warning() -> None:
+    # `<|channel|>final` opens the answer, `<|channel|>` the analysis: analysis that starts
+    # with "final" opens the answer instead.
+    tpl = template(
+        {
+            "analysis": {"open": "<|channel|>", "close": "<|end|>"},
+            "content": {"open": "<|channel|>final", "close": "<|end|>"},
+        }
+    )
+    (f,) = findings(tpl, "ambiguous-delimiters")
+    assert f.severity == WARNING and f.path == "fields.analysis.open"
+    assert f.example.text.startswith("<|channel|>final ")
+    assert "analysis" not in f.result and f.result["content"].startswith("The user wants")
+    assert "`final`" in f.message and f.suggestion
+
+
 def test_unreachable_field_never_gets_a_value() -> None:
     (f,) = findings(TIED, "unreachable-field")
     assert f.path == "fields.beta"

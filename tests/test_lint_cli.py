@@ -114,6 +114,12 @@ def test_all_lints_every_template_of_a_folder_and_baselines_accept_them(tmp_path
     assert set(accepted) == {"qwen3.json", "llama3.json"}
     again = run("--all", str(folder), "--baseline", str(baseline), "--fail-on", "info")
     assert again.exit_code == 0 and "accepted finding(s)" in again.output
+    accepted["qwen3.json"][0]["reason"] = "reviewed"  # reasons survive a regeneration
+    baseline.write_text(json.dumps({"accepted": accepted}), encoding="utf-8")
+    assert run("--all", str(folder), "--write-baseline", str(baseline)).exit_code == 0
+    kept = json.loads(baseline.read_text(encoding="utf-8"))["accepted"]
+    assert kept["qwen3.json"][0]["reason"] == "reviewed"
+    assert all("reason" not in item for item in kept["llama3.json"])
     (folder / "r1_distill.json").write_text(json.dumps(chat_like()), encoding="utf-8")
     changed = run("--all", str(folder), "--baseline", str(baseline), "--fail-on", "info")
     assert changed.exit_code == 1 and "r1_distill.json" in changed.output

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from lint_helpers import chat_like, findings
 
-from rtc.compiler.lint.chat_template import ChatTemplate
+from rtc.compiler.chat import ChatTemplate, render_turn
 from rtc.compiler.lint.findings import INFO, WARNING
-from rtc.compiler.lint.roundtrip import MESSAGES, render_turn
+from rtc.compiler.lint.roundtrip import MESSAGES
+from rtc.compiler.lint.shapes import TOOLS
 
 DATA = Path(__file__).parent / "data"
 CHATS = DATA / "chat_templates"
@@ -60,7 +61,7 @@ def test_r1_distill_tool_calls_end_up_in_content() -> None:
 def test_the_turn_ends_at_the_end_of_turn_token_and_never_cuts_a_token() -> None:
     chat = ChatTemplate((CHATS / "r1_distill.jinja").read_text(encoding="utf-8"))
     _, message = MESSAGES[2]
-    prompt, turn = render_turn(chat, message, ("<｜end▁of▁sentence｜>",))
+    prompt, turn = render_turn(chat, message, ("<｜end▁of▁sentence｜>",), tools=TOOLS)
     assert prompt.endswith("<｜Assistant｜><think>\n")
     assert turn.startswith("<｜tool▁calls▁begin｜>")
     assert turn.endswith("<｜end▁of▁sentence｜>") and turn.count("<｜end▁of▁sentence｜>") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import click
 
@@ -16,6 +17,7 @@ from rtc.compiler.lint.report import (
     failing,
     key,
     read_baseline,
+    read_reasons,
     source_name,
 )
 
@@ -47,7 +49,9 @@ from .compile import catalogue_pairs
     "--baseline", metavar="FILE", help="Accepted findings: shown as a count, never failing."
 )
 @click.option(
-    "--write-baseline", metavar="FILE", help="Write every finding to FILE as accepted, exit 0."
+    "--write-baseline",
+    metavar="FILE",
+    help="Write every finding to FILE as accepted (keeping the reasons FILE gives), exit 0.",
 )
 def lint_command(
     sources: tuple[str, ...],
@@ -90,7 +94,11 @@ def lint_command(
         names.append(name)
         findings += [dataclasses.replace(f, source=name) for f in found]
     if write_baseline is not None:
-        write_atomically(write_baseline, baseline_json(findings).encode("utf-8"))
+        reasons = {}
+        if os.path.isfile(write_baseline):
+            with failing_as():
+                reasons = read_reasons(write_baseline)  # kept for findings still there
+        write_atomically(write_baseline, baseline_json(findings, reasons).encode("utf-8"))
         click.echo(f"rtc lint: {len(findings)} finding(s) written to {write_baseline}", err=True)
         return
     accepted = 0

@@ -8,10 +8,11 @@ family:
 - :mod:`.structure`: ``overwritten-field``, ``ambiguous-delimiters``, ``unreachable-field``,
   ``unprobed-field``;
 - :mod:`.reasoning`: ``call-inside-reasoning``;
+- :mod:`.glue`: ``glued-text``;
 - :mod:`.streaming`: ``chunk-dependent``, ``stop-token-dependent``, ``unbounded-holdback``;
 - :mod:`.outputs`: ``raises-on-output``, ``narrow-tool-name``, ``non-terminating``;
 - :mod:`.backtracking`: ``catastrophic-backtracking``;
-- :mod:`.roundtrip`: ``round-trip`` (with a chat template, rendered by :mod:`.chat_template`).
+- :mod:`.roundtrip`: ``round-trip`` (with a chat template, rendered by :mod:`rtc.compiler.chat`).
 
 This package is build-time only (jinja2 for chat templates); nothing on the production path
 imports it.
@@ -22,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rtc.compiler.chat import ChatTemplate, ChatTemplateError
 from rtc.compiler.validate import validate
 
-from . import backtracking, outputs, reasoning, streaming, structure
-from .chat_template import ChatTemplate, ChatTemplateError
+from . import backtracking, glue, outputs, reasoning, streaming, structure
 from .context import Context
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
 from .probe import Probe, ProbeTimeout, raised
@@ -42,6 +43,7 @@ CHECKS: tuple[tuple[str, Callable[[Context], list[Finding]]], ...] = (
     ("chunk-dependent", streaming.chunk_dependent),
     ("unbounded-holdback", streaming.unbounded_holdback),
     ("overwritten-field", structure.overwritten_field),
+    ("glued-text", glue.glued_text),
     ("ambiguous-delimiters", structure.ambiguous_delimiters),
     ("unreachable-field", structure.unreachable_field),
     ("unprobed-field", structure.unprobed_field),

@@ -3,8 +3,7 @@
 A SOURCE is a template JSON file, a ``tokenizer_config.json`` (its ``response_template``), a
 folder holding one, or ``-``. The chat template comes from ``chat_template.jinja`` in the folder
 (or beside the ``tokenizer_config.json``), as transformers 5 saves it, else from the config's
-``chat_template`` key (a string, or a list of named templates, of which ``tool_use`` is taken
-when present, since the round trips render tool calls, else ``default``), or from
+``chat_template`` key (read as :mod:`rtc.compiler.chat.source` reads it), or from
 ``--chat-template FILE``. The config's special tokens (``bos_token``, ``eos_token``, …) are
 passed to the chat template as transformers passes them.
 """
@@ -15,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from rtc.compiler.errors import SourceError
+from rtc.compiler.chat.source import CHAT_TEMPLATE_FILE, config_chat_template, special_tokens
 from rtc.compiler.sources import (
     STDIN,
     TOKENIZER_CONFIG,
@@ -25,8 +24,6 @@ from rtc.compiler.sources import (
     read_text_file,
 )
 
-CHAT_TEMPLATE_FILE = "chat_template.jinja"
-
 
 @dataclass
 class LintInput:
@@ -35,37 +32,6 @@ class LintInput:
     chat_template: str | None = None
     chat_template_name: str | None = None
     special_tokens: dict[str, str] = field(default_factory=dict)
-
-
-def _token_text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("content"), str):
-        return value["content"]  # an AddedToken written out as a dict
-    return None
-
-
-def special_tokens(config: dict[str, Any]) -> dict[str, str]:
-    out = {}
-    for key, value in config.items():
-        text = _token_text(value)
-        if key.endswith("_token") and text is not None:
-            out[key] = text
-    return out
-
-
-def _config_chat_template(config: dict[str, Any], name: str) -> str | None:
-    value = config.get("chat_template")
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        named = {
-            item.get("name"): item.get("template")
-            for item in value
-            if isinstance(item, dict) and isinstance(item.get("template"), str)
-        }
-        return named.get("tool_use") or named.get("default")
-    raise SourceError(f"{name}: chat_template must be a string or a list of named templates")
 
 
 def read_input(source: str, chat_template: str | None = None) -> LintInput:
@@ -85,7 +51,7 @@ def read_input(source: str, chat_template: str | None = None) -> LintInput:
             result.chat_template = read_text_file(beside)
             result.chat_template_name = beside
         else:
-            result.chat_template = _config_chat_template(config, display_name(config_path))
+            result.chat_template = config_chat_template(config, display_name(config_path))
             if result.chat_template is not None:
                 result.chat_template_name = f"{display_name(config_path)} (chat_template)"
     if chat_template is not None:

@@ -13,6 +13,7 @@ lint's total time stays bounded too.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ RUN_SECONDS = 2.0
 ONE_SHOT = "one-shot"
 STREAMED = "streamed"
 HOLDBACK = "holdback"
+OPENAI = "openai"
 
 
 class ProbeTimeout(Exception):
@@ -45,7 +47,8 @@ class Run:
 
     ``one-shot`` is ``parse_response``; ``streamed`` feeds ``chunk`` characters at a time and
     finalizes; ``holdback`` streams one character at a time and counts what was emitted before
-    ``finalize()``.
+    ``finalize()``; ``openai`` is the OpenAI message a server sends (``parse_openai``, reasoning
+    under ``reasoning_content``, call ids ``call_0``, ``call_1``, …).
     """
 
     label: str
@@ -101,6 +104,8 @@ class Probe:
                     result = self._one_shot(prefix, text, tool_list)
                 elif mode == STREAMED:
                     result = self._streamed(prefix, text, tool_list, chunk)
+                elif mode == OPENAI:
+                    result = self._openai(prefix, text, tool_list)
                 else:
                     result = self._holdback(prefix, text, tool_list)
         except Timeout:
@@ -119,6 +124,20 @@ class Probe:
         try:
             return jsonable(self.module.parse_response(text, prefix=prefix, tools=tools))
         except Exception as exc:  # the parser's answer, whatever it raises
+            return raised(exc)
+
+    def _openai(self, prefix: str, text: str, tools: Any) -> Any:
+        ids = (f"call_{n}" for n in itertools.count())
+        try:
+            message, _, _ = self.module.parse_openai(
+                text,
+                prefix=prefix,
+                tools=tools,
+                reasoning_key="reasoning_content",
+                id_factory=lambda: next(ids),
+            )
+            return jsonable(message)
+        except Exception as exc:
             return raised(exc)
 
     def _streamed(self, prefix: str, text: str, tools: Any, chunk: int) -> Any:

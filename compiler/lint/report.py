@@ -3,7 +3,8 @@
 A baseline lists findings a project has reviewed and accepted; ``rtc lint --baseline FILE``
 reports them but does not fail on them, so a CI job fails only on new findings. A finding is
 identified by its source file name, code, severity, key path and example text (not by its
-message, whose wording may improve).
+message, whose wording may improve). An accepted finding may carry a ``reason`` (why it is
+accepted), which ``--write-baseline`` keeps for every finding still there.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def source_name(path: str) -> str:
 
 
 def read_baseline(path: str) -> set[tuple[str, str, str, str, str]]:
+    return set(read_reasons(path))
+
+
+def read_reasons(path: str) -> dict[tuple[str, str, str, str, str], str | None]:
+    """Every accepted finding's key, and the reason it was accepted (None if none is given)."""
     from rtc.compiler.sources import read_json_file
 
     data = read_json_file(path)
@@ -44,20 +50,28 @@ def read_baseline(path: str) -> set[tuple[str, str, str, str, str]]:
         from rtc.compiler.errors import SourceError
 
         raise SourceError(f'{path}: not an rtc lint baseline (no "accepted" object)')
-    out = set()
+    out = {}
     for source, items in accepted.items():
         for item in items:
-            out.add((source, item["code"], item["severity"], item["path"], item["text"]))
+            found = (source, item["code"], item["severity"], item["path"], item["text"])
+            out[found] = item.get("reason")
     return out
 
 
-def baseline_json(findings: Iterable[Finding]) -> str:
+def baseline_json(
+    findings: Iterable[Finding],
+    reasons: dict[tuple[str, str, str, str, str], str | None] | None = None,
+) -> str:
+    """The baseline accepting ``findings``; ``reasons`` (by key) are kept on those that have
+    one."""
     accepted: dict[str, list[dict[str, str]]] = {}
     for finding in sorted(findings, key=lambda f: key(f)):
         source, code, severity, path, text = key(finding)
-        accepted.setdefault(source, []).append(
-            {"code": code, "severity": severity, "path": path, "text": text}
-        )
+        item = {"code": code, "severity": severity, "path": path, "text": text}
+        reason = (reasons or {}).get(key(finding))
+        if reason:
+            item["reason"] = reason
+        accepted.setdefault(source, []).append(item)
     payload = {"note": BASELINE_NOTE, "accepted": dict(sorted(accepted.items()))}
     return json.dumps(payload, ensure_ascii=False, indent=1) + "\n"
 

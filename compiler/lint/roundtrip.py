@@ -1,31 +1,26 @@
 """Round trips: assistant messages rendered by the model's chat template, parsed back.
 
 For each message (content; reasoning and content; one tool call with typed arguments;
-reasoning and two tool calls) the prompt is the chat template's rendering of the conversation
-before it with the generation prompt, and the assistant turn is what the rendering of the whole
-conversation adds after that prompt (after their common part, where the template renders the
-turn differently from its own generation prompt), with trailing whitespace removed since a
-model stops at its end-of-turn token. Parsing that turn with the prompt as ``prefix`` must give
-the message back; every difference is a ``round-trip`` finding. Tool calls are rendered with
-their arguments as objects, or as JSON strings where the template only accepts strings.
+reasoning and two tool calls) the chat template writes a prompt and an assistant turn
+(:func:`rtc.compiler.chat.render_turn`: the turn ends at the template's end-of-turn token).
+Parsing that turn with the prompt as ``prefix`` must give the message back; every difference is
+a ``round-trip`` finding.
 """
 
 from __future__ import annotations
 
-import copy
 import json
-import os
 from collections.abc import Iterator
 from typing import Any
 
-from .chat_template import ChatTemplate, ChatTemplateError
+from rtc.compiler.chat import ChatTemplate, ChatTemplateError, render_turn
+
 from .context import Context, quote
 from .findings import ERROR, INFO, WARNING, Finding
 from .probe import is_raised
 from .shapes import TOOLS
 from .texts import tool_calls
 
-USER = {"role": "user", "content": "What is the weather in Paris, and what time is it there?"}
 TYPED_ARGUMENTS = {
     "city": "Paris",
     "days": 3,
@@ -69,42 +64,6 @@ MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-def _stringified(message: dict[str, Any]) -> dict[str, Any]:
-    """The message with tool-call arguments as JSON strings (OpenAI's wire form)."""
-    out = copy.deepcopy(message)
-    for call in out.get("tool_calls", []):
-        call["function"]["arguments"] = json.dumps(call["function"]["arguments"])
-    return out
-
-
-def render_turn(
-    chat: ChatTemplate, message: dict[str, Any], stops: tuple[str, ...] = ()
-) -> tuple[str, str]:
-    """(prompt, assistant turn) as the chat template renders ``message`` after the user.
-
-    The turn ends at the first of ``stops`` (end-of-turn tokens, kept), where a model stops.
-    """
-    prompt = chat.render([USER], tools=TOOLS, add_generation_prompt=True)
-    try:
-        whole = chat.render([USER, message], tools=TOOLS)
-    except ChatTemplateError:
-        if not message.get("tool_calls"):
-            raise
-        whole = chat.render([USER, _stringified(message)], tools=TOOLS)
-    if whole.startswith(prompt):
-        start = len(prompt)
-    else:
-        start = len(os.path.commonprefix([prompt, whole]))
-        opened = whole.rfind("<", 0, start)
-        if opened >= 0 and whole.find(">", opened, start) < 0:
-            start = opened  # do not cut a special token in two
-    turn = whole[start:]
-    ends = [turn.find(stop) + len(stop) for stop in stops if stop and stop in turn]
-    if ends:
-        turn = turn[: min(ends)]
-    return prompt, turn.rstrip()
-
-
 def _shown_calls(calls: list[tuple[Any, Any]]) -> str:
     return ", ".join(f"{name}({json.dumps(args, ensure_ascii=False)})" for name, args in calls)
 
@@ -126,7 +85,7 @@ def round_trip(ctx: Context, chat: ChatTemplate) -> list[Finding]:
     stops = tuple(stop_tokens(ctx))
     for label, message in MESSAGES:
         try:
-            prompt, text = render_turn(chat, message, stops)
+            prompt, text = render_turn(chat, message, stops, tools=TOOLS)
         except ChatTemplateError as exc:
             key = ("render", label)
             out[key] = ctx.finding(

@@ -158,7 +158,9 @@ def _watched(ctx: Context) -> list[tuple[Shape, str, Any]]:
 
 
 def ambiguous_delimiters(ctx: Context) -> list[Finding]:
-    """Delimiters of different fields that match at the same position (prefix or tie)."""
+    """Delimiters of different fields that match at the same position: a tie (warning), or
+    one the start of the other (a warning where what the longer adds can begin ordinary text
+    and the parser misroutes such text, else info)."""
     out: list[Finding] = []
     reported: set[frozenset[str]] = set()
     watched = _watched(ctx)
@@ -180,20 +182,22 @@ def ambiguous_delimiters(ctx: Context) -> list[Finding]:
                         (shape_a, kind_a, delim_a),
                         (shape_b, kind_b, delim_b),
                         sample.text,
-                        match.end() == len(sample.text),
+                        match.end(),
                     )
                 )
                 break
     return out
 
 
-def _ambiguity(ctx: Context, a: tuple, b: tuple, text: str, tie: bool) -> Finding:
+def _ambiguity(ctx: Context, a: tuple, b: tuple, text: str, shared: int) -> Finding:
+    """A finding for the delimiter of ``a`` (whose sample is ``text``) and the delimiter of
+    ``b``, which matches its first ``shared`` characters."""
     (shape_a, kind_a, _), (shape_b, kind_b, delim_b) = a, b
     corpus = ctx.corpus
-    part = corpus.part(shape_a.name)
-    example_text = corpus.compose([part], bool(corpus.end)) if part is not None else text
     path = ctx.delimiter_path(shape_b.field, delim_b)
-    if tie:
+    if shared == len(text):
+        part = corpus.part(shape_a.name)
+        example_text = corpus.compose([part], bool(corpus.end)) if part is not None else text
         if kind_a == kind_b:
             winner = min(shape_a.name, shape_b.name)
             rule = "the field-name tie-break (alphabetical order) decides"
@@ -206,18 +210,59 @@ def _ambiguity(ctx: Context, a: tuple, b: tuple, text: str, tie: bool) -> Findin
             f"{quote(text)} at the same position; {rule}, so this text always goes to "
             f"`{winner}` and never to `{loser}`."
         )
-        severity = WARNING
         suggestion = "give each field a delimiter the other cannot match"
-    else:
-        message = (
-            f"the {kind_b} of `{shape_b.name}` matches the start of {quote(text)}, the {kind_a} "
-            f"of `{shape_a.name}`: at one position the longer match wins, so "
-            f"`{shape_b.name}` depends on the characters that follow."
+        return ctx.finding(
+            "ambiguous-delimiters", WARNING, path, message, ctx.example(example_text), suggestion
         )
-        severity = INFO
-        suggestion = None
+    misrouted = _misrouted(ctx, a, b, text, shared)
+    if misrouted is not None:
+        return misrouted
+    part = corpus.part(shape_a.name)
+    example_text = corpus.compose([part], bool(corpus.end)) if part is not None else text
+    message = (
+        f"the {kind_b} of `{shape_b.name}` matches the start of {quote(text)}, the {kind_a} "
+        f"of `{shape_a.name}`: at one position the longer match wins, so "
+        f"`{shape_b.name}` depends on the characters that follow (here they cannot begin "
+        "ordinary text)."
+    )
+    return ctx.finding("ambiguous-delimiters", INFO, path, message, ctx.example(example_text))
+
+
+ORDINARY = regex.compile(r"[\w \t\n.,:;!?'\"()\-]+")
+"""Characters that begin and fill ordinary prose (no markup: ``<``, ``|``, ``[``…)."""
+
+
+def _misrouted(ctx: Context, a: tuple, b: tuple, text: str, shared: int) -> Finding | None:
+    """The longer delimiter's extra characters can begin ordinary text: a region of ``b``
+    whose text starts with them goes to ``a``. A warning with that example, if running the
+    parser shows it."""
+    (shape_a, kind_a, _), (shape_b, kind_b, delim_b) = a, b
+    extra = text[shared:]
+    if kind_b != "open" or not ORDINARY.fullmatch(extra):
+        return None
+    corpus = ctx.corpus
+    part = corpus.part(shape_b.name)
+    if part is None:
+        return None
+    body = f"{extra} {part.body}"
+    example_text = corpus.compose([Part(shape_b.name, text[:shared], body, part.close)], False)
+    result = ctx.one_shot(example_text)
+    if is_raised(result):
+        return None
+    kept = result.get(shape_b.name)
+    if isinstance(kept, str) and extra in kept:
+        return None  # the parser did not misroute it
     return ctx.finding(
-        "ambiguous-delimiters", severity, path, message, ctx.example(example_text), suggestion
+        "ambiguous-delimiters",
+        WARNING,
+        ctx.delimiter_path(shape_b.field, delim_b),
+        f"the {kind_b} of `{shape_b.name}` ({quote(text[:shared])}) is the start of the "
+        f"{kind_a} of `{shape_a.name}` ({quote(text)}), and the rest, {quote(extra)}, can "
+        f"begin ordinary text: a `{shape_b.name}` region whose text starts with {quote(extra)} "
+        f"opens `{shape_a.name}` instead, and its text is misrouted.",
+        ctx.example(example_text),
+        f"end the open of `{shape_a.name}` with a delimiter ordinary text cannot contain, or "
+        f"make the open of `{shape_b.name}` require the character that follows it",
     )
 
 

@@ -11,7 +11,8 @@ with ``indent``, ``separators`` and ``sort_keys``), never HTML-escaped.
 
 The data a template sees is rebuilt from plain JSON values, and each message's reasoning is
 offered under both ``reasoning_content`` and ``thinking`` (the names chat templates read), as
-transformers does. On top of the sandbox, ``*`` and ``**`` refuse to build huge values and a
+transformers does (``alias_reasoning=False`` passes each message as it is, to find out which key
+a template reads). On top of the sandbox, ``*`` and ``**`` refuse to build huge values and a
 render has a time limit (on the main thread), so a hostile template cannot exhaust the machine.
 
 Written for rtc and checked differentially against transformers' own rendering
@@ -183,11 +184,14 @@ class ChatTemplate:
         tools: list[dict[str, Any]] | None = None,
         documents: list[dict[str, Any]] | None = None,
         add_generation_prompt: bool = False,
+        alias_reasoning: bool = True,
         **kwargs: Any,
     ) -> str:
         """The text transformers' ``apply_chat_template(..., tokenize=False)`` gives."""
         context = {**self.special_tokens, **plain(kwargs)}
-        chat = [with_reasoning_aliases(m) for m in plain(messages)]
+        chat = plain(messages)
+        if alias_reasoning:
+            chat = [with_reasoning_aliases(m) for m in chat]
         try:
             with time_limit(RENDER_SECONDS):
                 return self._template.render(
