@@ -1,4 +1,5 @@
-"""``re`` twins (``rtc.compiler.re_twin``): ``re`` finds what ``regex`` finds where it runs.
+"""``re`` twins (``rtc.compiler.regex_syntax.twin``): ``re`` finds what ``regex`` finds where
+it runs.
 
 For every random pattern that gets a twin, the twin and the reference's
 ``regex.compile(p, regex.DOTALL)`` must agree on random text (ASCII text for an ASCII twin;
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from test_prefilter import SETTINGS
 from test_regex_syntax import nested_patterns
 
-from rtc.compiler.re_twin import WHITE_SPACE, Twin, re_twin, searches_well
+from rtc.compiler.regex_syntax.twin import WHITE_SPACE, Twin, re_twin, searches_well
 
 # Constructs of the subset, and a few outside it (look-behinds, \b, back-references, braces,
 # inline flags, nested sets, possessive quantifiers) that must be turned away.
