@@ -41,18 +41,6 @@ def _member(fragment: str, ch: str) -> bool:
     return _compiled(fragment).fullmatch(ch) is not None
 
 
-ANY_SOURCES = frozenset(
-    {".", "[\\s\\S]", "[\\S\\s]", "[\\d\\D]", "[\\D\\d]", "[\\w\\W]", "[\\W\\w]"}
-)
-
-
-def is_any(node: n.Node) -> bool:
-    """Whether ``node`` accepts every character (``.`` under DOTALL, ``[\\s\\S]``...)."""
-    if not isinstance(node, n.Class):
-        return False
-    return (node.source != "." or node.dotall) and node.source in ANY_SOURCES
-
-
 @dataclass(frozen=True)
 class CharSet:
     """A set of characters as ``members``, in pattern order and without repeats: a member of

@@ -80,7 +80,8 @@ class _First:
         if isinstance(node, n.Repeat):
             return CharSet() if node.high == 0 else self.of(node.body)
         if isinstance(node, n.Cond):
-            return self.of(node.yes) | self.of(node.no)
+            test = self.of(node.test) if isinstance(node.test, n.Group) else CharSet()
+            return test | self.of(node.yes) | self.of(node.no)
         if isinstance(node, n.Backref):
             # What the group captured; a cycle of back-references adds nothing new (the
             # characters reachable first are collected by the visit already under way).

@@ -101,7 +101,11 @@ class _Max:
             return None if body is None or node.high is None else body * node.high
         if isinstance(node, n.Cond):
             yes, no = self.of(node.yes), self.of(node.no)
-            return None if yes is None or no is None else max(yes, no)
+            reads = isinstance(node.test, n.Group) and self.reach  # a look-around test
+            test = self.of(node.test) if reads else 0  # type: ignore[arg-type]
+            if yes is None or no is None or test is None:
+                return None
+            return max(yes, no, test)
         if isinstance(node, (n.Call, n.Backref)):
             number = self.tree.number(node.group)
             if number in self.active:
