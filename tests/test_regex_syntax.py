@@ -252,7 +252,7 @@ def test_trimming_to_the_context_bound_changes_no_search(pattern: str, texts: li
         return
     compiled, tree = found
     bound = context_bound(tree)
-    if bound is None or start_sensitive(tree) or jumps_back(pattern):
+    if bound is None or jumps_back(pattern):
         return
     for text in texts:
         for pos in range(1, len(text) + 1):
@@ -296,6 +296,26 @@ def test_samples_are_matched_and_lengths_bound_them(pattern: str) -> None:
         for sample in unchecked:
             assert compiled.fullmatch(sample.text), (pattern, sample)
             assert low <= len(sample.text) <= (high if high is not None else len(sample.text))
+
+
+def test_catalogue_patterns_trimmed_to_their_context_bound_search_alike() -> None:
+    """Each catalogue pattern on texts holding its own samples (what a look-behind needs before
+    them included), searched from every position with the text before it cut to the bound."""
+    for pattern in CATALOGUE:
+        bound = context_bound(parse(pattern))
+        if bound is None or jumps_back(pattern):
+            continue
+        compiled = regex.compile(pattern, regex.DOTALL)
+        for sample in samples(pattern, limit=3):
+            text = "ab \n" + sample.before + sample.witness + " }]"
+            for pos in range(1, len(text) + 1):
+                cut = max(0, pos - bound)
+                for partial in (False, True):
+                    whole = compiled.search(text, pos, partial=partial)
+                    part = compiled.search(text[cut:], pos - cut, partial=partial)
+                    assert (whole and whole.span()) == (
+                        part and (part.start() + cut, part.end() + cut)
+                    ), (pattern, text, pos)
 
 
 # -- examples ----------------------------------------------------------------------------------
