@@ -29,7 +29,7 @@ import regex
 from rtc.runtime.content import PARSERS
 
 from ..literals import comment_text
-from ..re_twin import re_twin, searches_well
+from ..regex_syntax.twin import re_twin, searches_well
 from .namespace import Namespace, identifier, twin_comment
 
 Call = Callable[[str], str]

@@ -9,62 +9,19 @@ parsing may take a single end-of-stream pass).
 from __future__ import annotations
 
 import functools
-import re
 
 import regex
 
 from ..model import Template
 from ..plan import Plan
+from ..regex_syntax.fast_paths import looks_back, needs_context, start_sensitive
 
-# Patterns that can look at consumed text further back than a fixed window: look-behinds,
-# and the reverse / word-boundary-rule flags. They keep the whole buffer (declared in README).
-_LOOKS_BACK = re.compile(r"\(\?<[=!]|\(\?[a-zA-Z0-9-]*[rw][a-zA-Z0-9-]*[:)]|\\X")
-# Patterns whose matches depend on where a search starts (\G, reverse searching, \K which
-# reports a start after where the match began): for them
-# one end-of-stream pass is not provably the same as a partial pass followed by it.
-_START_SENSITIVE = re.compile(r"\\[GK]|\(\?[a-zA-Z0-9-]*r[a-zA-Z0-9-]*[:)]")
-# How much consumed text other patterns may observe: \b, \B, \m, \M and (?m)^ look at the one
-# character before the search position, and one character is enough for ^ and \A never to
-# match at a trimmed buffer's start. (Grapheme rules and look-behinds keep the whole buffer.)
+# How much consumed text the patterns observe (regex_syntax.fast_paths): those that can look
+# further back than a fixed window (look-behinds, the reverse and word-boundary-rule flags, \X:
+# looks_back) keep the whole buffer (declared in README); otherwise \b, \B, \m, \M and (?m)^
+# look at the one character before the search position, and one character is enough for ^ and
+# \A never to match at a trimmed buffer's start (needs_context says whether a pattern has any).
 PATTERN_CONTEXT = 1
-# Escapes that test text before the current position (word boundaries) or the start.
-_BACKWARD_ESCAPES = frozenset("bBmMAGXKyY")
-
-
-def needs_context(pattern: str) -> bool:
-    """Whether a match at ``pos`` may depend on text before ``pos`` (conservative)."""
-    i = 0
-    in_set = False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            if i + 1 < len(pattern) and pattern[i + 1] in _BACKWARD_ESCAPES and not in_set:
-                return True
-            i += 2
-            continue
-        if in_set:
-            if c == "]":
-                in_set = False
-            elif c == "[":
-                return True  # nested sets / POSIX classes: not worth reasoning about
-        elif c == "[":
-            in_set = True
-            if pattern.startswith("^", i + 1):
-                i += 1
-            if pattern.startswith("]", i + 1):
-                i += 1
-        elif c == "^":
-            return True
-        elif c == "(" and pattern.startswith("?", i + 1):
-            rest = pattern[i + 2 : i + 3]
-            if rest not in (":", "=", "!", "P") and not (
-                rest == "<" and pattern[i + 3 : i + 4] not in ("=", "!")
-            ):
-                return True  # inline flags, look-behind, atomic groups, conditionals...
-            if rest == "P" and pattern[i + 3 : i + 4] not in ("<",):
-                return True
-        i += 1
-    return False
 
 
 # Probe texts for a defect of the regex module: some patterns searched at the very end of the
@@ -94,11 +51,14 @@ def delimiter_patterns(t: Template) -> list[str]:
 
 def lower_context(plan: Plan, t: Template) -> None:
     patterns = delimiter_patterns(t)
-    plan.whole_pass_exact = not any(_START_SENSITIVE.search(p) or jumps_back(p) for p in patterns)
+    # Where a match depends on where a search starts (\G, reverse searching, \K which reports
+    # a start after where the match began), one end-of-stream pass is not provably the same as
+    # a partial pass followed by it.
+    plan.whole_pass_exact = not any(start_sensitive(p) or jumps_back(p) for p in patterns)
     if not patterns:
         plan.context = "0"
         plan.context_note = "literal delimiters only: consumed text is never needed"
-    elif any(_LOOKS_BACK.search(p) or jumps_back(p) for p in patterns):
+    elif any(looks_back(p) or jumps_back(p) for p in patterns):
         plan.context = "None"
         plan.context_note = (
             "a pattern may look behind arbitrarily far: the whole buffer is kept "

@@ -3,8 +3,8 @@
 A single literal is searched with ``str.find`` (its own constant, its rarest character for
 long searches); a look-ahead for a literal, ``(?=[\\s\\S]*?L)``, by finding ``L``; anything else
 by its compiled pattern, a ``\\s*``-led pattern by the pattern after its leading whitespace
-(see ``prefilter``). Also what can begin a delimiter (the first characters that let a chunk
-pass straight through) and how a delimiter is described in comments.
+(see ``regex_syntax.fast_paths``). Also what can begin a delimiter (the first characters that
+let a chunk pass straight through) and how a delimiter is described in comments.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..literals import comment_text
 from ..model import Delimiter, Field
 from ..plan import Watch
-from ..prefilter import first_fragments, lookahead_literal
+from ..regex_syntax.fast_paths import first_fragments, lookahead_literal
 from .eos import EosSearch, eos_search
 from .namespace import Namespace
 
@@ -34,7 +34,7 @@ def watch(ns: Namespace, delim: Delimiter, role: str, f: Field, target: int) -> 
     ahead = None if delim.is_literal else lookahead_literal(delim.pattern)
     if ahead is not None:
         # (?=[\s\S]*?L): an empty match at pos when L occurs ahead, else a partial match
-        # holding everything from pos (see prefilter.lookahead_literal).
+        # holding everything from pos (see regex_syntax.fast_paths.lookahead_literal).
         const = ns.literal_name(f"{stem}_ahead")
         ns.literal_const(const, f"{comment}: the literal it looks for", ahead)
         return Watch(comment, "lookahead", target, const, f"{const}_LEN")

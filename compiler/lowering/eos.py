@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass
 
 from ..model import Delimiter
-from ..prefilter import (
+from ..rarity import rarest_index
+from ..regex_syntax.fast_paths import (
     dollar_alternative,
     literal_alternatives,
     literal_prefix,
@@ -37,7 +38,6 @@ from ..prefilter import (
     literal_then_spaces,
     whitespace_led,
 )
-from ..rarity import rarest_index
 from .namespace import Namespace
 
 # Literal lists longer than this are searched by the regex module (one scan of the text)

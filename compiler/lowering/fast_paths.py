@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..literals import comment_text
 from ..model import Template
 from ..plan import FastPath
-from ..prefilter import class_source
+from ..regex_syntax.chars import class_source
 from .namespace import Namespace
 
 # Regions that get a straight-through case in feed() (see lower_fast_paths).

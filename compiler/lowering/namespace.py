@@ -15,9 +15,9 @@ from typing import Any
 
 from ..literals import comment_text, py_literal
 from ..plan import LiteralConst, Plan, RegexConst
-from ..prefilter import literal_prefix
 from ..rarity import rarest_index
-from ..re_twin import Twin, re_twin, searches_well
+from ..regex_syntax.fast_paths import literal_prefix
+from ..regex_syntax.twin import Twin, re_twin, searches_well
 
 
 def identifier(name: str, taken: set[str], prefix: str) -> str:
@@ -58,7 +58,7 @@ class Namespace:
         self.plan = plan
         self.names: set[str] = set()
         self.imports: set[str] = set()
-        # Patterns with an re twin (compiler.re_twin): whether it runs on ASCII text only.
+        # Patterns with an re twin (compiler.regex_syntax.twin): whether it runs on ASCII text only.
         self.twins: dict[str, bool] = {}
 
     def engine(self, name: str, text: str) -> str:
