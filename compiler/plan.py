@@ -78,7 +78,7 @@ class LiteralList:
 
 @dataclass(frozen=True)
 class Twin:
-    """An ``re`` twin of a pattern (``compiler.re_twin``)."""
+    """An ``re`` twin of a pattern (``regex_syntax.twin``)."""
 
     source: str  # repr
     ascii_only: bool  # compiled with re.ASCII; runs only where the text is ASCII

@@ -72,7 +72,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '<\\|tools_suffix\\|>|<\\|assistant_end\\|>\\s*'
 _CLOSE_CONTENT = regex.compile("<\\|tools_suffix\\|>|<\\|assistant_end\\|>\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "<\\|tools_suffix\\|>|<\\|assistant_end\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
@@ -82,7 +82,7 @@ _CLOSE_REASONING_CONTENT = regex.compile(
     "<\\|inner_suffix\\|>\\s*|(?=<\\|inner_prefix\\|>|<\\|tools_prefix\\|>|<\\|assistant_end\\|>)",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<\\|inner_suffix\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|inner_prefix\\|>|<\\|tools_prefix\\|>|<\\|assistant_end\\|>)",
     re.DOTALL,
@@ -303,8 +303,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 4090 characters of consumed text
+    _context = 4090
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<|assistant_start|>'

@@ -97,7 +97,7 @@ _CLOSE_TOOL_CALLS_LITERALS_RE = re.compile("<\\|END_OF_TURN_TOKEN\\|>|<\\|END_AC
 _OPEN_TOOL_CALLS = regex.compile(
     "<\\|START_ACTION\\|>(?=[\\s\\S]*?<\\|END_ACTION\\|>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<\\|START_ACTION\\|>(?=[\\x00-\\U0010ffff]*?<\\|END_ACTION\\|>)", re.DOTALL
 )
@@ -105,7 +105,7 @@ _OPEN_TOOL_CALLS_RE = re.compile(
 _CLOSE_THINKING = regex.compile(
     "<\\|END_THINKING\\|>\\s*|(?=<\\|START_THINKING\\|>)|<\\|END_OF_TURN_TOKEN\\|>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "<\\|END_THINKING\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|START_THINKING\\|>)|<\\|END_OF_TURN_TOKEN\\|>",
     re.DOTALL,

@@ -82,7 +82,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>|<｜tool▁calls▁begin｜>)|<｜end▁of▁sentence｜>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<｜tool▁calls▁begin｜>)|<｜end▁of▁sentence｜>",
     re.DOTALL,
@@ -91,7 +91,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "<｜tool▁call▁end｜>\\s*(?:<｜tool▁calls▁end｜>)?|<｜end▁of▁sentence｜>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<｜tool▁call▁end｜>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<｜tool▁calls▁end｜>)?|<｜end▁of▁sentence｜>",
     re.DOTALL,

@@ -97,7 +97,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>)|<｜end▁of▁sentence｜>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<｜end▁of▁sentence｜>",
     re.DOTALL,
@@ -106,7 +106,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "</｜DSML｜invoke>\\s*(?:</｜DSML｜function_calls>)?", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</｜DSML｜invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</｜DSML｜function_calls>)?",
     re.DOTALL,

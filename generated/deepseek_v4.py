@@ -88,7 +88,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_REASONING = regex.compile(
     "</think>\\s*|(?=<think>|<｜DSML｜tool_calls>)|<｜end▁of▁sentence｜>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<｜DSML｜tool_calls>)|<｜end▁of▁sentence｜>",
     re.DOTALL,
@@ -98,7 +98,7 @@ _CLOSE_TOOL_CALLS = regex.compile(
     "\\s*</｜DSML｜invoke>\\s*(?=<｜DSML｜invoke)|\\s*(?:</｜DSML｜invoke>\\s*)?</｜DSML｜tool_calls>",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</｜DSML｜invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?=<｜DSML｜invoke)|[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</｜DSML｜invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)?</｜DSML｜tool_calls>",
     re.DOTALL,

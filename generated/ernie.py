@@ -65,7 +65,7 @@ TEMPLATE: dict[str, Any] = {
 # patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # open 'response_start': pattern '<response>\\n?'
 _OPEN_RESPONSE_START = regex.compile("<response>\\n?", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_RESPONSE_START_RE = re.compile("<response>\\n?", re.DOTALL)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_RESPONSE_START_PREFIX = "<response>"
@@ -73,7 +73,7 @@ _OPEN_RESPONSE_START_PREFIX_LEN = 10
 _OPEN_RESPONSE_START_PREFIX_RARE = 9  # '>'
 # open 'thinking': pattern '(?:^|<think>\\s*)'
 _OPEN_THINKING = regex.compile("(?:^|<think>\\s*)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_THINKING_RE = re.compile(
     "(?:^|<think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)",
     re.DOTALL,
@@ -85,22 +85,22 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '\\n?</response>|</s>'
 _CLOSE_CONTENT = regex.compile("\\n?</response>|</s>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile("\\n?</response>|</s>", re.DOTALL)
 # close 'thinking': pattern '</think>\\s*|</s>'
 _CLOSE_THINKING = regex.compile("</think>\\s*|</s>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|</s>",
     re.DOTALL,
 )
 # close 'response_start': pattern ''
 _CLOSE_RESPONSE_START = regex.compile("", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_RESPONSE_START_RE = re.compile("", re.DOTALL)
 # close 'tool_calls': pattern '</tool_call>|(?=</s>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>|(?=</s>)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile("</tool_call>|(?=</s>)", re.DOTALL)
 
 
@@ -404,7 +404,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # patterns see at most 1 characters of consumed text (enough for \b, \B, (?m)^ and the start of the buffer)
+    # patterns see at most 1 characters of consumed text
     _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True

@@ -67,7 +67,7 @@ TEMPLATE: dict[str, Any] = {
 # patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{'
 _OPEN_TOOL_CALLS = regex.compile("<start_function_call>call:(?P<name>[^{<\\s]+)\\{", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<start_function_call>call:(?P<name>[^{<\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+)\\{",
     re.DOTALL,
@@ -78,7 +78,7 @@ _OPEN_TOOL_CALLS_PREFIX_LEN = 26
 _OPEN_TOOL_CALLS_PREFIX_RARE = 20  # '>'
 # close 'content': pattern '(?:<end_of_turn>|<start_function_response>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<end_of_turn>|<start_function_response>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<end_of_turn>|<start_function_response>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
@@ -87,7 +87,7 @@ _CLOSE_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "<end_function_call>|(?=<end_of_turn>|<start_function_response>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<end_function_call>|(?=<end_of_turn>|<start_function_response>)", re.DOTALL
 )
@@ -105,7 +105,7 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "(?P<key>[A-Za-z_][\\w.-]*):(?P<value><escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>))*[\\]}])*[\\]}])*[\\]}])*[\\]}]|[^,{}\\[\\]<\\s][^,}\\]<]*)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for ASCII text, where \d and \w read alike
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for ASCII text, where \d and \w read alike
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "(?P<key>[A-Za-z_][\\w.-]*):(?P<value><escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>)|[\\[{](?:<escape>[^<]*(?:<(?!escape>)[^<]*)*<escape>|[^\\[\\]{}<]|<(?!escape>))*[\\]}])*[\\]}])*[\\]}])*[\\]}]|[^,{}\\[\\]<\\s][^,}\\]<]*)",
     re.ASCII | re.DOTALL,

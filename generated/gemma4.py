@@ -82,7 +82,7 @@ _CLOSE_CONTENT_LITERALS = (
 _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|tool_response>|<turn\\|>|<eos>")
 # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)'
 _OPEN_TOOL_CALLS = regex.compile("<\\|tool_call>call:(?P<name>\\w+)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+# Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _OPEN_TOOL_CALLS_RE = re.compile("<\\|tool_call>call:(?P<name>\\w+)", re.ASCII | re.DOTALL)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<|tool_call>call:"

@@ -82,7 +82,7 @@ _OPEN_REASONING_CONTENT = regex.compile(
     "<\\|channel>(?:thought(?:\\n|(?=<))|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u(?:[^g]|g(?:[^h]|h(?:[^t]|t[^\\n<]))))))))",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_REASONING_CONTENT_RE = re.compile(
     "<\\|channel>(?:thought(?:\\n|(?=<))|(?=[^t]|t(?:[^h]|h(?:[^o]|o(?:[^u]|u(?:[^g]|g(?:[^h]|h(?:[^t]|t[^\\n<]))))))))",
     re.DOTALL,
@@ -91,7 +91,7 @@ _OPEN_REASONING_CONTENT_RE = re.compile(
 _OPEN_TOOL_CALLS = regex.compile(
     "<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[\\s\\S]*?<tool_call\\|>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+# Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[\\s\\S]*?<tool_call\\|>)", re.ASCII | re.DOTALL
 )
@@ -99,7 +99,7 @@ _OPEN_TOOL_CALLS_RE = re.compile(
 _CLOSE_REASONING_CONTENT = regex.compile(
     "<channel\\|>|(?=<\\|channel>)|<turn\\|>|<\\|tool_response>|<eos>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<channel\\|>|(?=<\\|channel>)|<turn\\|>|<\\|tool_response>|<eos>", re.DOTALL
 )

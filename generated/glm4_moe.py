@@ -85,7 +85,7 @@ _CLOSE_CONTENT_LITERALS = (
 _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|observation\\|>|<\\|endoftext\\|>|<\\|user\\|>")
 # open 'tool_calls': pattern '<tool_call>\\s*(?P<name>[^\\s<]+)'
 _OPEN_TOOL_CALLS = regex.compile("<tool_call>\\s*(?P<name>[^\\s<]+)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<name>[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000<]+)",
     re.DOTALL,
@@ -99,7 +99,7 @@ _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>|<tool_call>)|<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<tool_call>)|<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>",
     re.DOTALL,
@@ -108,7 +108,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "</tool_call>|(?=<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</tool_call>|(?=<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>)", re.DOTALL
 )
@@ -121,7 +121,7 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<arg_key>\\s*(?P<key>[^<]+?)\\s*</arg_key>\\s*(?:<arg_value>)?(?P<value>.*?)(?:</arg_value>|(?=<arg_key>)|$)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "<arg_key>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<key>[^<]+?)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</arg_key>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<arg_value>)?(?P<value>.*?)(?:</arg_value>|(?=<arg_key>)|$)",
     re.DOTALL,

@@ -119,7 +119,7 @@ _OPEN_CONTENT = regex.compile(
     "<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+# Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _OPEN_CONTENT_RE = re.compile(
     "<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
     re.ASCII | re.DOTALL,
@@ -492,7 +492,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 8
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # patterns see at most 1 characters of consumed text (enough for \b, \B, (?m)^ and the start of the buffer)
+    # patterns see at most 1 characters of consumed text
     _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True

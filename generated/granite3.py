@@ -81,7 +81,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_THINKING = regex.compile(
     "(?:Here is my response:|</think>)\\s*|<\\|end_of_text\\|>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "(?:Here is my response:|</think>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|<\\|end_of_text\\|>",
     re.DOTALL,
@@ -335,8 +335,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 1 characters of consumed text
+    _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = False
     # The prompt is read after the last match of the start anchor: literal '<|start_of_role|>assistant<|end_of_role|>'

@@ -73,14 +73,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'thinking': pattern '</think>\\s*|<\\|end_of_text\\|>'
 _CLOSE_THINKING = regex.compile("</think>\\s*|<\\|end_of_text\\|>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|<\\|end_of_text\\|>",
     re.DOTALL,
 )
 # close 'tool_calls': pattern '</tool_call>|(?=<\\|end_of_text\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>|(?=<\\|end_of_text\\|>)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile("</tool_call>|(?=<\\|end_of_text\\|>)", re.DOTALL)
 
 
@@ -321,8 +321,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # patterns see at most 1 characters of consumed text (enough for \b, \B, (?m)^ and the start of the buffer)
-    _context = 1
+    # no pattern looks before the search position: consumed text is never needed
+    _context = 0
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<|start_of_role|>assistant<|end_of_role|>'

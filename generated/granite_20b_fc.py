@@ -57,14 +57,14 @@ _OPEN_TOOL_CALLS_LEN = 15
 _OPEN_TOOL_CALLS_RARE = 14  # '>'
 # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|endoftext\\|>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|endoftext\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
 # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
 _CLOSE_TOOL_CALLS = regex.compile("\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?=<function_call>)|[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|endoftext\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,

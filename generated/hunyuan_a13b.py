@@ -94,7 +94,7 @@ _CLOSE_CONTENT_LITERALS = (
 _CLOSE_CONTENT_LITERALS_RE = re.compile("</answer>|<answer>|</think>|<\\|eos\\|>")
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\\|eos\\|>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<\\|eos\\|>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<\\|eos\\|>",
     re.DOTALL,

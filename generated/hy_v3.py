@@ -89,14 +89,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<eos:6124c78e>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<eos:6124c78e>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<eos:6124c78e>",
     re.DOTALL,
 )
 # close 'tool_calls': pattern '</tool_call>\\s*(?:</tool_calls>)?'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*(?:</tool_calls>)?", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</tool_calls>)?",
     re.DOTALL,
@@ -113,7 +113,7 @@ _START_ANCHOR = regex.compile("<｜hy_Assistant｜>\\n?", regex.DOTALL)
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<arg_key>(?P<key>[^<]*)</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "<arg_key>(?P<key>[^<]*)</arg_key>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<arg_value>(?P<value>.*?)</arg_value>",
     re.DOTALL,

@@ -75,7 +75,7 @@ _CLOSE_CONTENT = regex.compile(
     "(?:<\\|im_end\\|>|<\\|endofturn\\|>|<\\|stop\\|>|<\\|im_start\\|>assistant\\n)\\s*",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|im_end\\|>|<\\|endofturn\\|>|<\\|stop\\|>|<\\|im_start\\|>assistant\\n)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
@@ -84,7 +84,7 @@ _CLOSE_CONTENT_RE = re.compile(
 _CLOSE_REASONING_CONTENT = regex.compile(
     "<\\|im_end\\|>\\s*|(?=<\\|endofturn\\|>|<\\|stop\\|>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<\\|im_end\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|endofturn\\|>|<\\|stop\\|>)",
     re.DOTALL,
@@ -305,8 +305,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 4092 characters of consumed text
+    _context = 4092
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<|im_start|>assistant'

@@ -61,14 +61,14 @@ _OPEN_TOOL_CALLS_LEN = 12
 _OPEN_TOOL_CALLS_RARE = 11  # '>'
 # close 'content': pattern '(?:<\\|eom\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|eom\\|>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|eom\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
 # close 'tool_calls': pattern '</tool_calls>|(?=<\\|eom\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_calls>|(?=<\\|eom\\|>)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile("</tool_calls>|(?=<\\|eom\\|>)", re.DOTALL)
 
 

@@ -83,7 +83,7 @@ _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>|<\\|tool_calls_section_begin\\|>|<\\|tool_call_begin\\|>)|<\\|im_end\\|>",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<\\|tool_calls_section_begin\\|>|<\\|tool_call_begin\\|>)|<\\|im_end\\|>",
     re.DOTALL,
@@ -93,7 +93,7 @@ _CLOSE_TOOL_CALLS = regex.compile(
     "<\\|tool_call_end\\|>\\s*(?:<\\|tool_calls_section_end\\|>)?|(?=<\\|tool_call_begin\\|>)|<\\|im_end\\|>",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<\\|tool_call_end\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<\\|tool_calls_section_end\\|>)?|(?=<\\|tool_call_begin\\|>)|<\\|im_end\\|>",
     re.DOTALL,

@@ -111,7 +111,7 @@ _CLOSE_REASONING_CONTENT = regex.compile(
     "<\\|close\\|>think<\\|sep\\|>\\s*|(?=<\\|open\\|>(?:think|response|tools)<\\|sep\\|>)|<\\|close\\|>message<\\|sep\\|>|<\\|end_of_msg\\|>",
     regex.DOTALL,
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<\\|close\\|>think<\\|sep\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|open\\|>(?:think|response|tools)<\\|sep\\|>)|<\\|close\\|>message<\\|sep\\|>|<\\|end_of_msg\\|>",
     re.DOTALL,
@@ -120,7 +120,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "<\\|close\\|>call<\\|sep\\|>\\s*(?:<\\|close\\|>tools<\\|sep\\|>)?", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<\\|close\\|>call<\\|sep\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<\\|close\\|>tools<\\|sep\\|>)?",
     re.DOTALL,

@@ -94,7 +94,7 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|tool_call_end\\|>|<\\|im_end\\|>")
 _OPEN_EMPTY_TOOL_CALLS = regex.compile(
     "<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_EMPTY_TOOL_CALLS_RE = re.compile(
     "<\\|tool_call_start\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\[[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\][\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|tool_call_end\\|>",
     re.DOTALL,
@@ -107,14 +107,14 @@ _OPEN_EMPTY_TOOL_CALLS_PREFIX_RARE = 17  # '|'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|tool_call_start\\|>\\s*\\[|^\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+# Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _OPEN_TOOL_CALLS_RE = re.compile(
     "(?:<\\|tool_call_start\\|>\\s*\\[|^\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w.]+)\\(",
     re.ASCII | re.DOTALL,
 )
 # close 'thinking': pattern '</think>\\s*|(?=<think>)|<\\|im_end\\|>'
 _CLOSE_THINKING = regex.compile("</think>\\s*|(?=<think>)|<\\|im_end\\|>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<\\|im_end\\|>",
     re.DOTALL,
@@ -123,13 +123,13 @@ _CLOSE_THINKING_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*\\]\\s*(?:<\\|tool_call_end\\|>)?|(?=\\)\\s*,\\s*[\\w.]+\\()", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+# Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)\\s*\\]\\s*(?:<\\|tool_call_end\\|>)?|(?=\\)\\s*,\\s*[\\w.]+\\()", re.ASCII | re.DOTALL
 )
 # close 'empty_tool_calls': pattern ''
 _CLOSE_EMPTY_TOOL_CALLS = regex.compile("", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_EMPTY_TOOL_CALLS_RE = re.compile("", re.DOTALL)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
@@ -477,7 +477,7 @@ class ResponseParser(CompiledParser):
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # patterns see at most 1 characters of consumed text (enough for \b, \B, (?m)^ and the start of the buffer)
+    # patterns see at most 1 characters of consumed text
     _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True

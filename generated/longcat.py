@@ -90,7 +90,7 @@ _CLOSE_TOOL_CALLS_LITERALS_RE = re.compile("</longcat_tool_call>|</longcat_s>")
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</longcat_think>\\s*|(?=<longcat_think>)|</longcat_s>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</longcat_think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<longcat_think>)|</longcat_s>",
     re.DOTALL,

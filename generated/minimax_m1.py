@@ -73,7 +73,7 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<end_of_sentence>|</tool_calls>|</think
 _OPEN_TOOL_CALLS = regex.compile('<tool_calls>\\s*|(?<=\\})[ \\t]*\\n(?=\\{"name")', regex.DOTALL)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<end_of_sentence>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<end_of_sentence>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<end_of_sentence>",
     re.DOTALL,
@@ -82,7 +82,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\s*</tool_calls>|(?=[ \\t]*\\n\\s*\\{)|(?=<end_of_sentence>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</tool_calls>|(?=[ \\t]*\\n[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\{)|(?=<end_of_sentence>)",
     re.DOTALL,
@@ -313,8 +313,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 1 characters of consumed text
+    _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<beginning_of_sentence>ai name=assistant\n'

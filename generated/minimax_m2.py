@@ -91,14 +91,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>|<minimax:tool_call>)|\\[e~\\[", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<minimax:tool_call>)|\\[e~\\[",
     re.DOTALL,
 )
 # close 'tool_calls': pattern '</invoke>\\s*(?:</minimax:tool_call>)?'
 _CLOSE_TOOL_CALLS = regex.compile("</invoke>\\s*(?:</minimax:tool_call>)?", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</minimax:tool_call>)?",
     re.DOTALL,
@@ -113,7 +113,7 @@ _CLOSE_TOOL_CALLS_PREFIX_RARE = 8  # '>'
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     '<parameter name="(?P<key>[^"]+)">(?P<value>.*?)</parameter>', regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     '<parameter name="(?P<key>[^"]+)">(?P<value>.*?)</parameter>', re.DOTALL
 )

@@ -77,7 +77,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'thinking': pattern '\\[/THINK\\]\\s*|</s>'
 _CLOSE_THINKING = regex.compile("\\[/THINK\\]\\s*|</s>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "\\[/THINK\\][\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|</s>",
     re.DOTALL,
@@ -326,8 +326,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 1 characters of consumed text
+    _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = False
     # The prompt is read after the last match of the start anchor: literals ['[/INST]', '[/TOOL_RESULTS]']

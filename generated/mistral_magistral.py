@@ -73,7 +73,7 @@ _CLOSE_CONTENT_LEN = 4
 _CLOSE_CONTENT_RARE = 3  # '>'
 # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
 _OPEN_THINKING = regex.compile("\\[THINK\\]|^(?=\\s*[^\\s\\[])", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_THINKING_RE = re.compile(
     "\\[THINK\\]|^(?=[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\[])",
     re.DOTALL,
@@ -85,14 +85,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'thinking': pattern '\\[/THINK\\]\\s*|</s>'
 _CLOSE_THINKING = regex.compile("\\[/THINK\\]\\s*|</s>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "\\[/THINK\\][\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|</s>",
     re.DOTALL,
 )
 # close 'think_end': pattern ''
 _CLOSE_THINK_END = regex.compile("", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINK_END_RE = re.compile("", re.DOTALL)
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
 _CLOSE_TOOL_CALLS = regex.compile(
@@ -403,8 +403,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 1 characters of consumed text
+    _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = False
     # The prompt is read after the last match of the start anchor: literals ['[/INST]', '[/TOOL_RESULTS]']

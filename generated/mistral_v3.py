@@ -232,8 +232,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 1 characters of consumed text
+    _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = False
     # The prompt is read after the last match of the start anchor: literals ['[/INST]', '[/TOOL_RESULTS]']

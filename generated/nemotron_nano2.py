@@ -72,14 +72,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<SPECIAL_12>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<SPECIAL_12>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<SPECIAL_12>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<SPECIAL_12>)'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>|<SPECIAL_12>)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<SPECIAL_12>)",
     re.DOTALL,
@@ -300,8 +300,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 4071 characters of consumed text
+    _context = 4071
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<SPECIAL_11>Assistant\n'

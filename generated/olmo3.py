@@ -79,14 +79,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<\\|im_end\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|im_end\\|>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|im_end\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<\\|im_end\\|>)'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>|<\\|im_end\\|>)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<\\|im_end\\|>)",
     re.DOTALL,
@@ -95,7 +95,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*</function_calls>|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_end\\|>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+# Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)\\s*</function_calls>|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_end\\|>)",
     re.ASCII | re.DOTALL,
@@ -111,7 +111,7 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for ASCII text, where \d and \w read alike
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for ASCII text, where \d and \w read alike
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     re.ASCII | re.DOTALL,
@@ -343,8 +343,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 4093 characters of consumed text
+    _context = 4093
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<|im_start|>assistant\n'

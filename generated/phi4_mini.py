@@ -56,11 +56,11 @@ TEMPLATE: dict[str, Any] = {
 # patterns compiled like the reference compiles them (regex module, DOTALL) ----
 # open 'tool_calls': pattern 'functools(?=\\[)'
 _OPEN_TOOL_CALLS = regex.compile("functools(?=\\[)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_RE = re.compile("functools(?=\\[)", re.DOTALL)
 # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|end\\|>|<\\|endoftext\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
@@ -224,8 +224,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 2 characters of consumed text
+    _context = 2
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<|assistant|>'

@@ -67,7 +67,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|eot_id\\|>|<\\|eom_id\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
@@ -76,7 +76,7 @@ _CLOSE_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for ASCII text, where \d and \w read alike.
+# Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|>)",
     re.ASCII | re.DOTALL,
@@ -92,7 +92,7 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for ASCII text, where \d and \w read alike
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for ASCII text, where \d and \w read alike
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "(?P<key>[A-Za-z_]\\w*)\\s*=\\s*(?P<value>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|[\\[{(](?:[^\\[\\]{}()'\\\"]|'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")*[\\]})])*[\\]})])*[\\]})])*[\\]})]|[^,)\\]\\s][^,)\\]]*)",
     re.ASCII | re.DOTALL,
@@ -258,8 +258,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 4094 characters of consumed text
+    _context = 4094
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literal '<|start_header_id|>assistant<|end_header_id|>\n\n'

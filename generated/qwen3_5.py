@@ -79,7 +79,7 @@ _CLOSE_CONTENT_AFTER_WS_LITERALS_RE = re.compile("<\\|endoftext\\|>|<\\|im_end\\
 _OPEN_TOOL_CALLS_AFTER_WS = regex.compile(
     "<tool_call>\\s*<function=(?P<name>[^>\\n]+)>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_AFTER_WS_RE = re.compile(
     "<tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<function=(?P<name>[^>\\n]+)>",
     re.DOTALL,
@@ -90,7 +90,7 @@ _OPEN_TOOL_CALLS_AFTER_WS_PREFIX_LEN = 11
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX_RARE = 10  # '>'
 # close 'tool_calls': pattern '</function>\\s*</tool_call>'
 _CLOSE_TOOL_CALLS = regex.compile("</function>\\s*</tool_call>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</function>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</tool_call>",
     re.DOTALL,
@@ -105,7 +105,7 @@ _CLOSE_TOOL_CALLS_PREFIX_RARE = 10  # '>'
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\s*(?P<value>.*?)\\s*</parameter>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "<parameter=(?P<key>[^>\\n]+)>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<value>.*?)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</parameter>",
     re.DOTALL,

@@ -82,7 +82,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_THINKING = regex.compile(
     "</think>\\s*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftext\\|>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINKING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftext\\|>",
     re.DOTALL,
@@ -98,7 +98,7 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)(?:\\n?</parameter>(?=\\s*(?:<parameter=|</function>|</tool_call>|$))|\\n(?=<parameter=[^>\\n]+>)|\\n?$)",
     regex.DOTALL,
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)(?:\\n?</parameter>(?=[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<parameter=|</function>|</tool_call>|$))|\\n(?=<parameter=[^>\\n]+>)|\\n?$)",
     re.DOTALL,

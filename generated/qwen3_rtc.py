@@ -85,14 +85,14 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|endoftext\\|>|</tool_call>|<\\|im_e
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftext\\|>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftext\\|>",
     re.DOTALL,
 )
 # close 'tool_calls': pattern '</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\\|>)", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile("</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\\|>)", re.DOTALL)
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no

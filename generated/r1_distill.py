@@ -70,7 +70,7 @@ _CLOSE_CONTENT_LEN = 19
 _CLOSE_CONTENT_RARE = 17  # '\uff5c'
 # close 'think_start': pattern ''
 _CLOSE_THINK_START = regex.compile("", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_THINK_START_RE = re.compile("", re.DOTALL)
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no

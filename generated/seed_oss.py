@@ -90,7 +90,7 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("</seed:think>|<seed:eos>")
 _OPEN_TOOL_CALLS = regex.compile(
     "<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<seed:tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<function=(?P<name>[^>\\n]+)>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
@@ -103,7 +103,7 @@ _OPEN_TOOL_CALLS_PREFIX_RARE = 15  # '>'
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</seed:think>\\s*|(?=<seed:think>)|<seed:eos>", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</seed:think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<seed:think>)|<seed:eos>",
     re.DOTALL,
@@ -114,7 +114,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>(?P<value>.*?)</parameter>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "<parameter=(?P<key>[^>\\n]+)>(?P<value>.*?)</parameter>", re.DOTALL
 )

@@ -90,14 +90,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\\|EOT\\|>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<\\|EOT\\|>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<\\|EOT\\|>",
     re.DOTALL,
 )
 # close 'tool_calls': pattern '<\uff5ctool_call_end\uff5c>\\s*(?:<\uff5ctool_calls_end\uff5c>)?'
 _CLOSE_TOOL_CALLS = regex.compile("<｜tool_call_end｜>\\s*(?:<｜tool_calls_end｜>)?", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<｜tool_call_end｜>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<｜tool_calls_end｜>)?",
     re.DOTALL,
@@ -112,7 +112,7 @@ _CLOSE_TOOL_CALLS_PREFIX_RARE = 15  # '\uff5c'
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     '<steptml:parameter name="(?P<key>[^"]+)">(?P<value>.*?)</steptml:parameter>', regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     '<steptml:parameter name="(?P<key>[^"]+)">(?P<value>.*?)</steptml:parameter>', re.DOTALL
 )

@@ -83,7 +83,7 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|im_end\\|>|</think>")
 _OPEN_TOOL_CALLS = regex.compile("(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>", regex.DOTALL)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\\|im_end\\|>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<\\|im_end\\|>", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<\\|im_end\\|>",
     re.DOTALL,
@@ -94,7 +94,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 _TOOL_CALLS_TAG_PATTERN = regex.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>", regex.DOTALL
 )
-# content_args of 'tool_calls': tag_pattern's re twin (re_twin), for any text: \s written out as regex reads it
+# content_args of 'tool_calls': tag_pattern's re twin (regex_syntax.twin), for any text: \s written out as regex reads it
 _TOOL_CALLS_TAG_PATTERN_RE = re.compile(
     "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>", re.DOTALL
 )

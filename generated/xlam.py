@@ -64,7 +64,7 @@ _OPEN_TOOL_CALLS = regex.compile(
 )
 # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|im_end\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|eot_id\\|>|<\\|im_end\\|>)\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|eot_id\\|>|<\\|im_end\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
@@ -73,7 +73,7 @@ _CLOSE_CONTENT_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\s*(?:```|</tool_call>)|(?=<\\|eot_id\\|>|<\\|im_end\\|>)", regex.DOTALL
 )
-# Its re twin (rtc.compiler.re_twin), for any text: \s written out as regex reads it.
+# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:```|</tool_call>)|(?=<\\|eot_id\\|>|<\\|im_end\\|>)",
     re.DOTALL,
@@ -235,8 +235,8 @@ class ResponseParser(CompiledParser):
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
-    # a pattern may look behind arbitrarily far: the whole buffer is kept (cost grows with the generation, as in the reference)
-    _context = None
+    # patterns see at most 8 characters of consumed text
+    _context = 8
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
     _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literals ['<|start_header_id|>assistant<|...', '<|im_start|>assistant\n']

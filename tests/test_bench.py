@@ -257,13 +257,18 @@ def test_pattern_samples_verified_and_in_context() -> None:
     assert samples[0] == "<tool_call>get_weather\n" and not in_place
     samples, in_place = bench.pattern_samples(r"(?=[\s\S]*?</think>)")
     assert samples == [""] and in_place
-    # A `regex`-only construct the stdlib parser cannot read: no sample, so the workload is skipped.
-    assert bench.pattern_samples(r"\p{L}+<x>") == ([], False)
+    # Constructs only the `regex` module has are sampled (a property class, a DEFINE group
+    # called by a look-ahead over what follows); one the sampler does not model (\X, a
+    # grapheme of one or more characters) gives no sample, so the workload is skipped.
+    assert bench.pattern_samples(r"\p{L}+<x>") == (["a<x>"], False)
+    samples, in_place = bench.pattern_samples(r"<c>(?=(?&v))(?(DEFINE)(?P<v>\{\}))")
+    assert samples == ["<c>"] and in_place
+    assert bench.pattern_samples(r"\X+<x>") == ([], False)
 
 
 def test_underivable_delimiter_skips_workloads() -> None:
     template = json.loads(json.dumps(TEMPLATE))
-    template["fields"]["reasoning_content"] = {"open_pattern": r"\p{L}+:", "close": "</think>"}
+    template["fields"]["reasoning_content"] = {"open_pattern": r"\X+:", "close": "</think>"}
     plan = bench.plan_template(template)
     workloads, skipped = bench.build_workloads(plan, replace(bench.QUICK, sizes=(1024,)))
     assert workloads == []

@@ -26,13 +26,13 @@ from strategies import prefixes, template_plans, texts
 from test_prefilter import SETTINGS
 
 from rtc.compiler import compile_template, load
-from rtc.compiler.prefilter import (
+from rtc.compiler.rarity import rarest_index
+from rtc.compiler.regex_syntax.fast_paths import (
     dollar_alternative,
     literal_alternatives,
     literal_text,
     literal_then_spaces,
 )
-from rtc.compiler.rarity import rarest_index
 from rtc.runtime import matching
 from rtc.runtime.matching import find_any, tail_any
 

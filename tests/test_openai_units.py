@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from openai_check import accumulate, counting_ids
 
 from rtc.compiler import load
-from rtc.compiler.lowering.serving import always_groups, param_shape
+from rtc.compiler.lowering.serving import param_shape
+from rtc.compiler.regex_syntax.fast_paths import always_groups
 from rtc.generated import qwen3, qwen3_5
 
 WEATHER = {

@@ -19,9 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rtc.compiler.lowering.anchor import never_overlap
-from rtc.compiler.lowering.context import jumps_back, needs_context
-from rtc.compiler.prefilter import class_source, first_fragments, literal_prefix, lookahead_literal
+from rtc.compiler.lowering.context import jumps_back
 from rtc.compiler.rarity import rarest_index
+from rtc.compiler.regex_syntax.chars import class_source
+from rtc.compiler.regex_syntax.fast_paths import (
+    first_fragments,
+    literal_prefix,
+    lookahead_literal,
+    needs_context,
+)
 from rtc.runtime import matching
 from rtc.runtime.matching import find_literal, literal_tail, search_literal_led
 

@@ -1,4 +1,5 @@
-"""``re`` twins (``rtc.compiler.re_twin``): ``re`` finds what ``regex`` finds where it runs.
+"""``re`` twins (``rtc.compiler.regex_syntax.twin``): ``re`` finds what ``regex`` finds where
+it runs.
 
 For every random pattern that gets a twin, the twin and the reference's
 ``regex.compile(p, regex.DOTALL)`` must agree on random text (ASCII text for an ASCII twin;
@@ -19,8 +20,9 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 from test_prefilter import SETTINGS
+from test_regex_syntax import nested_patterns
 
-from rtc.compiler.re_twin import WHITE_SPACE, Twin, re_twin, searches_well
+from rtc.compiler.regex_syntax.twin import WHITE_SPACE, Twin, re_twin, searches_well
 
 # Constructs of the subset, and a few outside it (look-behinds, \b, back-references, braces,
 # inline flags, nested sets, possessive quantifiers) that must be turned away.
@@ -42,24 +44,9 @@ ANY_TEXT = st.text(
 )
 
 
-@st.composite
-def patterns(draw: st.DrawFn) -> str:
-    def seq(depth: int) -> str:
-        out = ""
-        for _ in range(draw(st.integers(1, 4))):
-            if depth < 2 and draw(st.integers(0, 5)) == 0:
-                named = f"(?P<n{draw(st.integers(0, 99))}>"  # a name used twice: no twin
-                opener = draw(st.sampled_from(["(", "(?:", named, "(?=", "(?!"]))
-                atom = opener + alt(depth + 1) + ")"
-            else:
-                atom = draw(st.sampled_from(ATOMS))
-            out += atom + draw(st.sampled_from(QUANTS))
-        return out
-
-    def alt(depth: int) -> str:
-        return "|".join(seq(depth) for _ in range(draw(st.integers(1, 3))))
-
-    return alt(0)
+def patterns() -> st.SearchStrategy[str]:
+    named = st.integers(0, 99).map(lambda k: f"(?P<n{k}>")  # a name used twice: no twin
+    return nested_patterns(ATOMS, QUANTS, st.sampled_from(["(", "(?:", "(?=", "(?!"]) | named)
 
 
 def _shape(m: Any) -> Any:

@@ -1,128 +1,21 @@
 """Delimiter strings derived from a template: sample strings for patterns, composed texts.
 
-For a pattern, a sample string is generated from the parsed regex (preferring realistic values
-for named groups such as ``name``) and verified with ``regex.fullmatch``, or in place in the
-composed text when the pattern needs context (look-arounds, ``^``).
+For a pattern, a sample string is generated from its tree (the regex-syntax package; preferring
+realistic values for named groups such as ``name``) and verified with ``regex.fullmatch``, or in
+place in the composed text when the pattern needs context (look-arounds, ``^``).
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from re import _constants as _sre
-from re import _parser as _sre_parse
 from typing import Any
 
 import regex
 
+from ..regex_syntax import nodes, parse, samples
+
 _MAX_CANDIDATES = 8
-# Characters tried, in order, for a character class: readable ones first.
-_CLASS_CHARS = (
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \n-.:/,;!?'\"=<>[]{}()|#\t"
-)
-
-
-class _Unsupported(Exception):
-    """A regex construct the sample generator does not handle (the workload is skipped)."""
-
-
-def _category_has(char: str, category: Any) -> bool:
-    name = str(category)
-    space = char in " \t\n\r\f\v"
-    word = char.isalnum() or char == "_"
-    table = {
-        "CATEGORY_DIGIT": char.isdigit(),
-        "CATEGORY_NOT_DIGIT": not char.isdigit(),
-        "CATEGORY_SPACE": space,
-        "CATEGORY_NOT_SPACE": not space,
-        "CATEGORY_WORD": word,
-        "CATEGORY_NOT_WORD": not word,
-        "CATEGORY_LINEBREAK": char == "\n",
-        "CATEGORY_NOT_LINEBREAK": char != "\n",
-    }
-    if name not in table:
-        raise _Unsupported(name)
-    return table[name]
-
-
-def _class_char(items: Sequence[tuple[Any, Any]]) -> str:
-    """A readable character in the class ``[items]``."""
-    negate = bool(items) and items[0][0] is _sre.NEGATE
-    for char in _CLASS_CHARS:
-        hit = False
-        for op, av in items:
-            if op is _sre.NEGATE:
-                continue
-            if op is _sre.LITERAL:
-                hit = ord(char) == av
-            elif op is _sre.RANGE:
-                hit = av[0] <= ord(char) <= av[1]
-            elif op is _sre.CATEGORY:
-                hit = _category_has(char, av)
-            else:
-                raise _Unsupported(str(op))
-            if hit:
-                break
-        if hit != negate:
-            return char
-    raise _Unsupported("empty character class")
-
-
-class _SampleGenerator:
-    """Short strings a parsed regex matches, most realistic first (a bounded list).
-
-    Optional parts are included first (``(?:\\n\\n)?`` is usually how models write it), ``*``
-    repeats nothing, ``+`` once, alternatives that write something come before empty ones, and a
-    named group takes the preferred values given for its name before its generated text.
-    """
-
-    def __init__(self, names: dict[int, str], prefer: Callable[[str], list[str]]) -> None:
-        self.names = names
-        self.prefer = prefer
-        self.needs_context = False
-
-    def seq(self, items: Any) -> list[str]:
-        out = [""]
-        for op, av in items:
-            alternatives = self.item(op, av)
-            out = [a + b for a in out for b in alternatives][:_MAX_CANDIDATES]
-        return out
-
-    def item(self, op: Any, av: Any) -> list[str]:
-        if op is _sre.LITERAL:
-            return [chr(av)]
-        if op is _sre.NOT_LITERAL:
-            return ["a" if av != ord("a") else "b"]
-        if op is _sre.ANY:
-            return ["a"]
-        if op is _sre.IN:
-            return [_class_char(av)]
-        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
-            low, high, sub = av
-            inner = self.seq(sub)
-            if low == 0:
-                return inner + [""] if high == 1 else [""]
-            return [text * low for text in inner]
-        if op is _sre.SUBPATTERN:
-            group, _add, _del, sub = av
-            inner = self.seq(sub)
-            name = self.names.get(group) if group is not None else None
-            preferred = self.prefer(name) if name else []
-            return (preferred + inner)[:_MAX_CANDIDATES]
-        if op is _sre.ATOMIC_GROUP:
-            return self.seq(av)
-        if op is _sre.BRANCH:
-            branches = [text for alternative in av[1] for text in self.seq(alternative)]
-            ordered = [t for t in branches if t] + [t for t in branches if not t]
-            return ordered[:_MAX_CANDIDATES]
-        if op is _sre.AT:
-            self.needs_context = True
-            return [""]
-        if op in (_sre.ASSERT, _sre.ASSERT_NOT):
-            self.needs_context = True
-            return [""]
-        raise _Unsupported(str(op))
 
 
 def pattern_samples(
@@ -130,25 +23,35 @@ def pattern_samples(
 ) -> tuple[list[str], bool]:
     """Candidate strings for ``pattern`` and whether they still need checking in context.
 
-    Candidates that ``regex.fullmatch`` accepts come back with ``False``. A pattern with
-    look-arounds or anchors rarely fullmatches on its own: its candidates come back unchecked with
-    ``True``, to be checked where they are placed. An empty list means no sample was found.
+    Candidates come from the regex-syntax package's sampler, optional parts included first
+    (``(?:\\n\\n)?`` is usually how models write it) and a named group taking the values
+    ``prefer`` gives for its name first. Those ``regex.fullmatch`` accepts come back with
+    ``False``. A pattern with look-arounds or anchors rarely fullmatches on its own: its
+    candidates come back unchecked with ``True``, to be checked where they are placed. An empty
+    list means no sample was found.
     """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            parsed = _sre_parse.parse(pattern)
-        names = {gid: name for name, gid in parsed.state.groupdict.items()}
-        generator = _SampleGenerator(names, prefer or (lambda name: []))
-        candidates = list(dict.fromkeys(generator.seq(list(parsed))))
-    except Exception:
-        # _Unsupported, or a `regex`-only construct (\p{..}, ...) the stdlib parser rejects.
+    tree = parse(pattern)
+    if tree.error is not None:
         return [], False
-    compiled = regex.compile(pattern, regex.DOTALL)
-    matching = [c for c in candidates if compiled.fullmatch(c)]
-    if matching:
-        return matching, False
-    return (candidates, True) if generator.needs_context else ([], False)
+    wanted = prefer or (lambda name: [])
+    overrides = {name: values for name in tree.names if (values := wanted(name))}
+    found = samples(pattern, overrides, limit=_MAX_CANDIDATES, fuller=True)
+    whole = [s.text for s in found if s.witness == s.text and not s.before]
+    if whole:
+        return whole, False
+    if not _needs_context(tree):
+        return [], False
+    unchecked = samples(pattern, overrides, limit=_MAX_CANDIDATES, fuller=True, verify=False)
+    return list(dict.fromkeys(s.text for s in unchecked)), True
+
+
+def _needs_context(tree: nodes.Tree) -> bool:
+    """Whether a match depends on the text around it (assertions, look-arounds, ``\\K``)."""
+    return any(
+        isinstance(x, (nodes.Assert, nodes.Keep))
+        or (isinstance(x, nodes.Group) and x.is_lookaround)
+        for x in nodes.walk(tree.root)
+    )
 
 
 @dataclass

@@ -8,7 +8,8 @@ distinct paths that consume a *pump* string repeated k times. Pumps are the samp
 repeated sub-pattern's body. Path counts are exact for the automaton and deterministic: when
 they grow exponentially with k (``(a|aa)+``: Fibonacci), or as a high power of k (``(.*?,){11}``),
 the pattern is reported. No timing is involved; the ``regex`` module guards some of these shapes
-(``(a+)+`` stays linear there), so the finding says what a backtracking engine *may* do.
+(``(a+)+`` stays linear there), so the finding says what a backtracking engine *may* do. A
+pattern with calls (``(?&name)``: recursion) has no position automaton and is not analysed.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import regex_tree as rt
-from .samples import head_before, sample_items
+from ..regex_syntax import Tree, accepts, parse
+from ..regex_syntax import nodes as n
+from ..regex_syntax.samples import plainest, text_before
 
 UNROLL = 12
 """Bounded repeats are unrolled up to this many optional copies, beyond that made unbounded."""
@@ -30,68 +32,63 @@ EXPONENTIAL = 2**10
 
 @dataclass
 class _Nfa:
-    tests: list[tuple[Any, Any]] = field(default_factory=list)  # state -> (op, arg); 0: start
+    tests: list[n.Char | n.Class | None] = field(default_factory=list)  # state -> its test
     eps: list[list[int]] = field(default_factory=list)
     step: list[int] = field(default_factory=list)  # state -> state after its character
-    spans: dict[int, range] = field(default_factory=dict)  # id(repeat arg) -> its states
+    spans: dict[int, range] = field(default_factory=dict)  # id(repeat) -> its states
 
-    def new(self, test: tuple[Any, Any] | None = None) -> int:
+    def new(self, test: n.Char | n.Class | None = None) -> int:
         if len(self.tests) >= MAX_STATES:
             raise OverflowError
-        self.tests.append(test)  # type: ignore[arg-type]
+        self.tests.append(test)
         self.eps.append([])
         self.step.append(-1)
         return len(self.tests) - 1
 
 
-def _build(nfa: _Nfa, items: Any, start: int) -> int:
-    """Add ``items`` after state ``start``; return the state where they end."""
-    here = start
-    for op, arg in items:
-        here = _node(nfa, op, arg, here)
-    return here
+class _Recursive(Exception):
+    """Calls: recursion has no position automaton."""
 
 
-def _node(nfa: _Nfa, op: Any, arg: Any, start: int) -> int:
-    if op in rt.CHAR_OPS:
-        test = nfa.new((op, arg))
+def _build(nfa: _Nfa, node: n.Node, start: int) -> int:
+    """Add ``node`` after state ``start``; return the state where it ends."""
+    if isinstance(node, (n.Char, n.Class)):
+        test = nfa.new(node)
         after = nfa.new()
         nfa.eps[start].append(test)
         nfa.step[test] = after
         return after
-    if op is rt.SUBPATTERN:
-        return _build(nfa, arg[3], start)
-    if op is rt.ATOMIC_GROUP:
-        return _build(nfa, arg, start)
-    if op is rt.BRANCH:
+    if isinstance(node, n.Seq):
+        here = start
+        for item in node.items:
+            here = _build(nfa, item, here)
+        return here
+    if isinstance(node, n.Group):
+        return start if node.is_lookaround else _build(nfa, node.body, start)
+    if isinstance(node, (n.Alt, n.Cond)):
         end = nfa.new()
-        for branch in arg[1]:
+        for branch in node.branches if isinstance(node, n.Alt) else (node.yes, node.no):
             entry = nfa.new()
             nfa.eps[start].append(entry)
             nfa.eps[_build(nfa, branch, entry)].append(end)
         return end
-    if op is rt.GROUPREF_EXISTS:
-        end = nfa.new()
-        for branch in arg[1:]:
-            entry = nfa.new()
-            nfa.eps[start].append(entry)
-            nfa.eps[_build(nfa, branch or [], entry)].append(end)
-        return end
-    if op in rt.REPEATS:
+    if isinstance(node, n.Repeat):
         first = len(nfa.tests)
-        end = _repeat(nfa, arg, start)
-        nfa.spans.setdefault(id(arg), range(first, len(nfa.tests)))
+        end = _repeat(nfa, node, start)
+        nfa.spans.setdefault(id(node), range(first, len(nfa.tests)))
         return end
-    return start  # anchors, look-arounds, back-references: zero width, always true here
+    if isinstance(node, (n.Call, n.Unknown)):
+        raise _Recursive
+    return start  # anchors, look-arounds, back-references, DEFINE: zero width, always true here
 
 
-def _repeat(nfa: _Nfa, arg: Any, start: int) -> int:
+def _repeat(nfa: _Nfa, node: n.Repeat, start: int) -> int:
     """``body{low,high}``: the mandatory copies, then a loop or the optional copies."""
-    low, high, body = arg
+    low, high, body = node.low, node.high, node.body
     here = start
     for _ in range(min(low, UNROLL)):
         here = _build(nfa, body, here)
-    if high == rt.MAXREPEAT or high - low > UNROLL:
+    if high is None or high - low > UNROLL:
         loop = nfa.new()
         nfa.eps[here].append(loop)
         entry = nfa.new()
@@ -150,8 +147,8 @@ def _count(nfa: _Nfa, closures: list[list[int]], text: str, starts: range) -> in
     for ch in text:
         following: dict[int, int] = {}
         for state, count in ways.items():
-            op, arg = nfa.tests[state]
-            if not rt.char_matches(op, arg, ch):
+            test = nfa.tests[state]
+            if test is None or not accepts(test, ch):
                 continue
             for nxt in closures[nfa.step[state]]:
                 following[nxt] = following.get(nxt, 0) + count
@@ -161,32 +158,31 @@ def _count(nfa: _Nfa, closures: list[list[int]], text: str, starts: range) -> in
     return sum(ways.values())
 
 
-def _pumps(tree: rt.Tree) -> list[tuple[str, Any]]:
+def _pumps(tree: Tree) -> list[tuple[str, n.Repeat]]:
     """Candidate pumps (with the repeat they come from): a sample of the body of every
     repeat, and of every alternative inside it."""
-    found: dict[tuple[str, int], Any] = {}
-    for op, arg in rt.walk(tree.items):
-        if op not in rt.REPEATS or (arg[1] != rt.MAXREPEAT and arg[1] < 4):
+    found: dict[tuple[str, int], n.Repeat] = {}
+    for node in n.walk(tree.root):
+        if not isinstance(node, n.Repeat) or (node.high is not None and node.high < 4):
             continue
-        body = arg[2]
-        found.setdefault((sample_items(tree, body), id(arg)), arg)
-        for inner_op, inner in rt.walk(body):
-            if inner_op is rt.BRANCH:
-                for branch in inner[1]:
-                    found.setdefault((sample_items(tree, branch), id(arg)), arg)
+        found.setdefault((plainest(tree, node.body), id(node)), node)
+        for inner in n.walk(node.body):
+            if isinstance(inner, n.Alt):
+                for branch in inner.branches:
+                    found.setdefault((plainest(tree, branch), id(node)), node)
     return [(p, node) for (p, _), node in found.items() if 0 < len(p) <= MAX_PUMP][:24]
 
 
 def analyse(pattern: str) -> Blowup | None:
     """The worst pump of ``pattern`` if its ways grow exponentially or as k**3 or more."""
-    tree = rt.parse(pattern)
-    if tree is None:
+    tree = parse(pattern)
+    if tree.error is not None:
         return None
     nfa = _Nfa()
     try:
         nfa.new()
-        _build(nfa, tree.items, 0)
-    except (OverflowError, RecursionError):
+        _build(nfa, tree.root, 0)
+    except (OverflowError, RecursionError, _Recursive):
         return None
     closures = _closures(nfa)
     worst: Blowup | None = None
@@ -197,7 +193,7 @@ def analyse(pattern: str) -> Blowup | None:
             continue
         accelerating = ways[2] * ways[0] > ways[1] * ways[1] * 2
         exponential = accelerating and ways[2] >= EXPONENTIAL
-        blowup = Blowup(pump, ways, exponential, head_before(tree, node))
+        blowup = Blowup(pump, ways, exponential, text_before(tree, node))
         if not blowup.exponential and blowup.degree < 3:
             continue
         if worst is None or blowup.ways[-1] > worst.ways[-1]:

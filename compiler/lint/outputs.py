@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import regex_tree as rt
+from ..regex_syntax import group_body_span, parse
 from .context import Context, quote
 from .findings import ERROR, INFO, Finding
+from .patterns import literal_or_samples
 from .probe import STREAMED, Probe, Run, is_raised
-from .samples import literal_or_samples
 from .shapes import CALL, ToolCall, placeholders
 from .texts import tool_calls
 
@@ -149,7 +149,7 @@ def narrow_tool_name(ctx: Context) -> list[Finding]:
             continue
         name, text, result = failures[0]
         f = shape.field
-        span = rt.group_body_span(f.open.pattern, group)
+        span = group_body_span(parse(f.open.pattern), group)
         body = f.open.pattern[span[0] : span[1]] if span else group
         if is_raised(result):
             what = f"parsing raises {result['exception']} and the whole message is lost"

@@ -17,7 +17,8 @@ from typing import Any
 
 import regex
 
-from . import regex_tree as rt
+from ..regex_syntax import lead_core, parse
+from ..regex_syntax.groups import without_names
 from .context import Context, quote
 from .findings import WARNING, Finding
 from .probe import Probe, is_raised, same
@@ -112,7 +113,9 @@ def _suggestion(
     ctx: Context, reasoning: Shape, tool: Shape, alone: Part, call: Part, texts: list[str]
 ) -> str | None:
     """A close with a look-ahead alternative at the call's open, checked on the probe texts
-    (the example and its variant) and on the reasoning written the usual way."""
+    (the example and its variant), on the reasoning written the usual way, and on the call
+    written alone, whole and cut short after its open (a zero-width close must not re-fire
+    with a reasoning open that matches empty there)."""
     f = reasoning.field
     if f.close is None:
         current: list[str] = []
@@ -122,6 +125,7 @@ def _suggestion(
         current = [f.close.pattern]
     lone = ctx.corpus.compose([alone], bool(ctx.corpus.end))
     kept = ctx.one_shot(lone)  # the reasoning written the usual way, as the template gives it
+    call_alone = ctx.corpus.compose([call], bool(ctx.corpus.end))
     for head in _call_heads(tool, call):
         pattern = "|".join([*current, f"(?={head})"])
         changed = ctx.with_field(f, close=None, close_pattern=pattern)
@@ -136,6 +140,11 @@ def _suggestion(
             continue  # part of the call's open would stay in the reasoning
         if not same(fixed.one_shot(ctx.prefix, lone), kept):
             continue  # the change alters reasoning written the usual way
+        if not _gives_call(tool, fixed.one_shot(ctx.prefix, call_alone)):
+            continue  # the call written alone is no longer a call
+        started = call.opening  # a call cut short (its open alone) must not start a loop
+        if is_raised(fixed.one_shot(ctx.prefix, started)) and not is_raised(ctx.one_shot(started)):
+            continue  # e.g. the close now re-fires forever with an open that matches empty
         return (
             f"close_pattern: {quote(pattern, 140)} (the look-ahead ends `{reasoning.name}` "
             f"where a `{tool.name}` call begins and leaves the call to `{tool.name}`)"
@@ -146,8 +155,8 @@ def _suggestion(
 def _call_heads(tool: Shape, call: Part) -> list[str]:
     """Look-ahead bodies that recognise where a call begins, the plainest first.
 
-    The open's literals; else the literal text every match of the open pattern starts with
-    (after leading optional whitespace); else the start of the call as the probe writes it, up
+    The open's literals; else the first literal every match of the open pattern holds (after
+    what may lead it, e.g. whitespace); else the start of the call as the probe writes it, up
     to the tool name or the first whitespace; else the whole open pattern, its named groups
     made non-capturing (a reasoning field has no transform, so it may not capture).
     """
@@ -158,25 +167,11 @@ def _call_heads(tool: Shape, call: Part) -> list[str]:
     written = call.opening.lstrip().split(CALL.name, 1)[0]
     heads.append(regex.split(r"\s", written, maxsplit=1)[0])
     out = [regex.escape(h) for h in dict.fromkeys(heads) if len(h) >= 2]
-    return [*out, regex.sub(r"\(\?P<\w+>", "(?:", delim.pattern)]
+    return [*out, without_names(parse(delim.pattern))]
 
 
 def _literal_head(pattern: str) -> str:
-    """The literal characters a pattern's every match starts with, after optional whitespace
-    (``\\s*<tool_call>\\s*<function=`` gives ``<tool_call>``)."""
-    tree = rt.parse(pattern)
-    if tree is None:
-        return ""
-    head: list[str] = []
-    for op, arg in tree.items:
-        if op is rt.LITERAL:
-            head.append(chr(arg))
-            continue
-        if not head and op in rt.REPEATS and arg[0] == 0 and _single_class(arg[2]):
-            continue  # leading optional whitespace (or any one-character class)
-        break
-    return "".join(head)
-
-
-def _single_class(items: Any) -> bool:
-    return len(items) == 1 and items[0][0] in rt.CHAR_OPS
+    """The first literal every match of a pattern holds, after what may lead it (``\\s*``
+    before ``<tool_call>`` in ``\\s*<tool_call>\\s*<function=``): its core."""
+    found = lead_core(parse(pattern))
+    return "" if found is None else found.core

@@ -21,7 +21,8 @@ from typing import Any
 from rtc.compiler.model import Delimiter, Field, Template
 from rtc.runtime.transform import PLACEHOLDER
 
-from .samples import Sample, literal_or_samples, samples
+from ..regex_syntax import samples
+from .patterns import Sample, literal_or_samples
 
 
 @dataclass(frozen=True)
@@ -213,8 +214,12 @@ class Shape:
     def name(self) -> str:
         return self.field.name
 
-    def opens(self, overrides: Mapping[str, str] | None = None) -> list[Sample]:
-        return delimiter_samples(self.field.open, overrides)
+    def opens(
+        self, overrides: Mapping[str, str] | None = None, after: str | None = None
+    ) -> list[Sample]:
+        """Samples of the open; ``after``: the body written after it, which a look-ahead
+        at the end of the open may check."""
+        return delimiter_samples(self.field.open, overrides, after)
 
     def closes(self) -> list[Sample]:
         return delimiter_samples(self.field.close)
@@ -281,14 +286,14 @@ class Shape:
 
 
 def delimiter_samples(
-    delim: Delimiter | None, overrides: Mapping[str, str] | None = None
+    delim: Delimiter | None, overrides: Mapping[str, str] | None = None, after: str | None = None
 ) -> list[Sample]:
     if delim is None:
         return []
     if overrides:
-        found = samples(delim.pattern, overrides, limit=4)
+        found = samples(delim.pattern, overrides, limit=4, after=after)
         return found or samples(delim.pattern, overrides, limit=4, verify=False)
-    return literal_or_samples(delim.literals, delim.pattern, limit=4)
+    return literal_or_samples(delim.literals, delim.pattern, limit=4, after=after)
 
 
 def shapes(template: Template) -> list[Shape]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import regex_tree as rt
+from ..regex_syntax import looks_behind, parse, top_level_alternatives
 from .context import Context, quote
 from .findings import ERROR, WARNING, Finding
+from .patterns import END_ONLY, can_match_empty_at_end, compiled, literal_or_samples
 from .probe import HOLDBACK, ONE_SHOT, STREAMED, Run, is_raised, same
-from .samples import literal_or_samples
 
 ONE_SHOT_RUN = Run("one-shot", ONE_SHOT)
 CHAR_RUN = Run("streamed 1 character at a time", STREAMED, chunk=1)
@@ -57,17 +57,14 @@ def _edge_sensitive(pattern: str) -> str | None:
     not matched whole, so a stream cut there commits the short match (a trailing ``\\s*`` is
     harmless: every further whitespace character still gives a whole match ending at the edge).
     """
-    if rt.can_match_empty_at_end(pattern):
+    if can_match_empty_at_end(pattern):
         return "empty-at-end"
-    compiled = rt.compiled(pattern)
+    whole = compiled(pattern).fullmatch
     for sample in literal_or_samples((), pattern, limit=6):
         if sample.witness != sample.text:
             continue
         for cut in range(1, len(sample.text)):
-            if (
-                compiled.fullmatch(sample.text[:cut]) is not None
-                and compiled.fullmatch(sample.text[: cut + 1]) is None
-            ):
+            if whole(sample.text[:cut]) is not None and whole(sample.text[: cut + 1]) is None:
                 return "optional-tail"
     return None
 
@@ -135,8 +132,9 @@ def _chunk_message(why: str | None, d: Any) -> str:
 def _chunk_suggestion(ctx: Context, why: str | None, f: Any, d: Any, text: str) -> str | None:
     if why != "empty-at-end":
         return None
-    kept = [a for a in rt.top_level_alternatives(d.pattern) if a not in rt.END_ONLY]
-    if not kept or len(kept) == len(rt.top_level_alternatives(d.pattern)):
+    alternatives = top_level_alternatives(parse(d.pattern))
+    kept = [a for a in alternatives if a not in END_ONLY]
+    if not kept or len(kept) == len(alternatives):
         return None
     fixed = "|".join(kept)
     changed = ctx.with_field(f, **{d.key: fixed})
@@ -220,8 +218,7 @@ def unbounded_holdback(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     if ctx.probe.whole_buffer:
         for f, d in _delimiters(ctx):
-            tree = None if d.is_literal else rt.parse(d.pattern)
-            if tree is not None and rt.looks_behind(tree):
+            if not d.is_literal and looks_behind(parse(d.pattern)):
                 out.append(
                     ctx.finding(
                         "unbounded-holdback",
@@ -280,7 +277,7 @@ def _holding(watched: list[tuple[Any, Any]], text: str) -> tuple[Any, Any] | Non
     for f, d in watched:
         if d.is_literal:
             continue
-        match = rt.compiled(d.pattern).search(text, 0, partial=True)
+        match = compiled(d.pattern).search(text, 0, partial=True)
         if match is not None and match.partial and match.start() < len(text) // 2:
             return f, d
     return None

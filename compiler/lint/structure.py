@@ -8,11 +8,11 @@ from typing import Any
 
 import regex
 
-from . import regex_tree as rt
+from ..regex_syntax import parse, top_level_alternatives
 from .context import Context, quote
 from .findings import INFO, WARNING, Finding
+from .patterns import compiled, literal_or_samples
 from .probe import is_raised
-from .samples import literal_or_samples
 from .shapes import Shape, payload_for
 from .texts import Part
 
@@ -126,7 +126,7 @@ def _trailing_space(ctx: Context, shape: Shape, example: Any, kept: str) -> str 
     if close.is_literal:
         alternatives = [regex.escape(x) for x in sorted(close.literals, key=len, reverse=True)]
     else:
-        alternatives = rt.top_level_alternatives(close.pattern)
+        alternatives = top_level_alternatives(parse(close.pattern))
     body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
     pattern = body + r"\s*"
     changes = {"close": None, "close_pattern": pattern}
@@ -170,7 +170,7 @@ def ambiguous_delimiters(ctx: Context) -> list[Finding]:
             if shape_a is shape_b or pair in reported:
                 continue
             for sample in literal_or_samples(delim_a.literals, delim_a.pattern, limit=4):
-                match = rt.compiled(delim_b.pattern).match(sample.witness)
+                match = compiled(delim_b.pattern).match(sample.witness)
                 if not sample.text or match is None or match.end() == 0:
                     continue
                 if match.end() > len(sample.text):
@@ -310,9 +310,9 @@ def unprobed_field(ctx: Context) -> list[Finding]:
         else:
             path = ctx.delimiter_path(f, f.open)
             why = (
-                "no text it writes matches the open delimiter (its sampler does not cover every "
-                "construct: e.g. a look-ahead over the text that follows, `(?&name)` calls, "
-                "`DEFINE` groups)"
+                "no text it writes matches the open delimiter (its sampler does not model every "
+                "construct: e.g. `\\X`, fuzzy matching, verbose mode, branch resets; or the "
+                "text it picks for a part fails a condition elsewhere in the pattern)"
             )
         out.append(
             ctx.finding(

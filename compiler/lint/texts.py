@@ -16,8 +16,8 @@ from typing import Any
 
 from rtc.compiler.model import Template
 
+from .patterns import Sample, literal_or_samples
 from .probe import Probe, is_raised
-from .samples import Sample, literal_or_samples
 from .shapes import Shape, payload_for, shapes
 
 MAX_TEXTS = 160
@@ -94,7 +94,7 @@ class Corpus:
             # The implicit region has no open, and its close is the end of the turn, which
             # compose() adds to texts that end there.
             return Part(shape.name, "", body, None)
-        opens = sorted(shape.opens(overrides), key=_fullest)
+        opens = sorted(shape.opens(overrides, after=body), key=_fullest)
         closes: list[Sample | None] = list(self._ordered_closes(shape)) or [None]
         if not opens:
             return None

@@ -42,5 +42,5 @@ def lower_anchor(ns: Namespace, t: Template) -> Anchor:
         return Anchor(comment, literals=repr(tuple(anchor.literals)))
     if anchor.single_literal is not None:
         return Anchor(comment, literal=repr(anchor.single_literal))
-    # No re twin: through a whole prompt regex's literal search is faster (see re_twin).
+    # No re twin: through a whole prompt regex's literal search is faster (see regex_syntax.twin).
     return Anchor(comment, pattern=ns.pattern("start_anchor", comment, anchor.pattern))

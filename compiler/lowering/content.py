@@ -29,7 +29,7 @@ from rtc.runtime.content import PARSERS
 
 from ..literals import comment_text
 from ..plan import Content, ContentKind, ContentPattern, TagsFunction, Twin, ValueFunction
-from ..re_twin import re_twin, searches_well
+from ..regex_syntax import re_twin, searches_well
 from .namespace import Namespace, identifier, twin_note
 
 TEXT_KINDS = ("text", "int", "float", "bool")
@@ -125,7 +125,7 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
     if made is not None:
         twin = ns.name(f"{const}_re")
         found = Twin(repr(made.source), made.ascii_only)
-        comment = f"{where}: tag_pattern's re twin (re_twin), {twin_note(found)}"
+        comment = f"{where}: tag_pattern's re twin (regex_syntax.twin), {twin_note(found)}"
         ns.content_pattern(ContentPattern(twin, comment, twin=found))
     ascii_only = made is not None and made.ascii_only
     groups = regex.compile(tag_pattern, regex.DOTALL).groupindex

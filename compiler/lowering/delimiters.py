@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from ..literals import comment_text
 from ..model import Delimiter, Field
 from ..plan import Shape, Watch
-from ..prefilter import (
+from ..regex_syntax.fast_paths import (
     dollar_alternative,
     first_fragments,
     literal_alternatives,

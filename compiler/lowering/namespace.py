@@ -25,9 +25,9 @@ from ..plan import (
     Twin,
     ValueFunction,
 )
-from ..prefilter import literal_prefix
 from ..rarity import rarest_index
-from ..re_twin import re_twin, searches_well
+from ..regex_syntax import re_twin, searches_well
+from ..regex_syntax.fast_paths import literal_prefix
 
 
 def identifier(name: str, taken: set[str], prefix: str) -> str:
@@ -126,7 +126,7 @@ class Namespace:
         self, stem: str, comment: str, source: str, led: bool = False, twin: bool = False
     ) -> Pattern:
         """A compiled pattern; ``led``: also the literal every match begins with, for long
-        searches; ``twin``: also its re twin where it has one (``compiler.re_twin``)."""
+        searches; ``twin``: also its re twin where it has one (``regex_syntax.twin``)."""
         name = self.name(stem, "_RE", "_PREFIX", "_PREFIX_LEN", "_PREFIX_RARE")
         found = None
         if twin and searches_well(source):

@@ -30,6 +30,7 @@ from rtc.runtime.transform import PLACEHOLDER
 from ..literals import comment_text
 from ..model import Field, Template
 from ..plan import CallPlanSpec, Pattern, Serving
+from ..regex_syntax.fast_paths import always_groups
 from .namespace import Namespace
 
 # An escaped or plain regex literal character (no metacharacter, no class escape like \n, \d).
@@ -59,56 +60,6 @@ class CallFacts:
 
 def _unescape(literal: str) -> str:
     return re.sub(r"\\(.)", r"\1", literal, flags=re.DOTALL)
-
-
-def always_groups(pattern: str) -> set[str]:
-    """Named groups that take part in every match of ``pattern`` (conservatively: groups at the
-    top level of a pattern without a top-level ``|``, not made optional by a quantifier; none
-    if the pattern has inline flags, branch resets or conditionals)."""
-    found: set[str] = set()
-    names: list[str] = []
-    depth = 0
-    i = 0
-    opened: list[str | None] = []
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            j = i + 1
-            if pattern.startswith("^", j):
-                j += 1
-            if pattern.startswith("]", j):
-                j += 1
-            while j < len(pattern) and pattern[j] != "]":
-                if pattern[j] == "[":
-                    return set()  # nested sets (V1) or POSIX classes: not worth reasoning about
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
-            continue
-        if c == "(":
-            head = pattern[i + 1 : i + 3]
-            named = re.match(r"\?P<(\w+)>", pattern[i + 1 :])
-            if named:
-                names.append(named.group(1))
-                opened.append(named.group(1) if depth == 0 else None)
-            elif head.startswith("?") and head[1:2] not in (":", "=", "!", "<", ">"):
-                return set()  # inline flags, (?|...), (?(cond)...), (?P=...)...
-            else:
-                opened.append(None)
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if not opened:
-                return set()
-            name = opened.pop()
-            if name is not None and pattern[i + 1 : i + 2] not in ("?", "*", "{"):
-                found.add(name)
-        elif c == "|" and depth == 0:
-            return set()
-        i += 1
-    return {n for n in found if names.count(n) == 1}
 
 
 def param_shape(tag_pattern: str) -> str | None:

@@ -1,0 +1,172 @@
+"""The literal text a pattern's matches must hold: the whole text, a prefix, or a core.
+
+The streaming fast paths search for literals with ``str.find`` (memchr-fast) rather than run
+the regex engine over every chunk. What makes that exact is a literal every match must hold at
+a known place; this module finds it.
+
+**Lead and core** (:func:`lead_core`). The pattern is read as the sequence of what it must
+match in order (groups that are neither optional nor repeated are opened up: their contents
+are matched in sequence too). The *core* is the first run of literal characters in that
+sequence; zero-width assertions and look-behinds between them are skipped (they consume
+nothing and read at most one character on, so the characters stay adjacent in the text), and a
+look-ahead ends the core (it may read on past it). Everything before the core is the *lead*.
+
+The claim: every match, and every match attempt that gets as far as the core, consumes
+``LEAD_TEXT + core + ...``, where every character of ``LEAD_TEXT`` is in ``lead`` and
+``lead_min <= len(LEAD_TEXT) <= lead_max``. ``lead`` is the union of every character test in
+the lead's parts (a back-reference or call counts with its group's characters); ``lead_min``
+and ``lead_max`` add up their shortest and longest matches. It holds because each item of a
+sequence matches right after the one before it, and assertions in the lead only remove
+matches. A look-ahead in the lead consumes nothing but, in partial mode, can make the engine
+report a partial match over the text it read: its characters count in ``lead`` and its reach
+in ``lead_max`` (which is therefore "the most characters an attempt reads before the core").
+
+Examples: ``\\s*<tool_call>`` has lead ``\\s`` and core ``<tool_call>``;
+``(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke name="...`` has as lead the characters of
+``<｜DSML｜tool_calls>`` and ``\\s``, and core ``<｜DSML｜invoke name="``.
+
+So a text without the core holds no complete match, and a partial match at the end of a text
+is a run of at most ``lead_max`` lead characters followed by a proper prefix of the core (or
+by nothing). The answer is "unknown" (None) when the top level is an alternation (no core is
+shared), when no literal character is required before something the parser does not model
+(:class:`~.nodes.Unknown`) or before the end (a case-folded character, ``(?i)``, is not
+literal), and when the pattern uses ``\\K`` (the match it reports would begin after text it
+consumed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import nodes as n
+from .chars import CharSet
+from .first import alphabet
+from .lengths import max_length, max_reach, min_length
+
+
+@dataclass(frozen=True)
+class LeadCore:
+    """Every match is ``LEAD_TEXT + core + ...`` with each character of ``LEAD_TEXT`` in
+    ``lead`` and ``lead_min <= len(LEAD_TEXT) <= lead_max``; every partial match is a run of
+    at most ``lead_max`` characters of ``lead`` followed by a proper prefix of ``core`` (or
+    holds the core whole)."""
+
+    lead: CharSet  # every character a match attempt reads before the core
+    lead_min: int  # the fewest characters a match consumes before the core
+    lead_max: int | None  # the most characters an attempt reads before it (None: no bound)
+    core: str
+    core_start: int  # where the core is written in the pattern
+    core_end: int
+
+
+def _opened(node: n.Node) -> list[n.Node]:
+    """``node`` as the sequence of what it matches in order: sequences, and groups matched
+    exactly once (capturing, non-capturing, atomic; ``{1}``), opened up."""
+    if isinstance(node, n.Seq):
+        return [x for item in node.items for x in _opened(item)]
+    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP, n.ATOMIC):
+        return _opened(node.body)
+    if isinstance(node, n.Repeat) and node.low == node.high == 1:
+        return _opened(node.body)
+    return [node]
+
+
+def _zero_width(node: n.Node) -> bool:
+    """Consumes nothing and never reads past the current position: assertions (one character
+    on either side at most), look-behinds, ``DEFINE``. (A look-ahead reads on, ``\\K``
+    moves the reported start: both are handled apart.)"""
+    return isinstance(node, (n.Assert, n.Define, n.Empty)) or (
+        isinstance(node, n.Group) and node.kind in (n.BEHIND, n.NOT_BEHIND)
+    )
+
+
+def _literal(node: n.Node) -> bool:
+    return isinstance(node, n.Char) and not node.fold
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
+def lead_core(tree: n.Tree) -> LeadCore | None:
+    """The lead and core of ``tree`` (see the module docstring), or None."""
+    if any(isinstance(x, n.Keep) for x in n.walk(tree.root)):
+        return None
+    items = _opened(tree.root)
+    lead = CharSet()
+    lead_min = 0
+    consumed: int | None = 0  # the most characters the lead's parts so far consume
+    reads: int | None = 0  # the most characters they read (a look-ahead reads on)
+    for index, item in enumerate(items):
+        if _literal(item):
+            return _core(items, index, lead, lead_min, reads)
+        if _zero_width(item):
+            continue
+        chars = alphabet(tree, item)
+        if chars is None:
+            return None
+        lead = lead | chars
+        lead_min += min_length(tree, item)
+        reach = max_reach(tree, item)
+        reads = (
+            None
+            if reads is None or consumed is None or reach is None
+            else max(reads, consumed + reach)
+        )
+        consumed = _add(consumed, max_length(tree, item))
+    return None
+
+
+def _core(
+    items: list[n.Node], index: int, lead: CharSet, lead_min: int, lead_max: int | None
+) -> LeadCore:
+    chars: list[str] = []
+    start = end = items[index].start
+    for item in items[index:]:
+        if _literal(item):
+            assert isinstance(item, n.Char)
+            chars.append(item.char)
+            end = item.end
+        elif not _zero_width(item):
+            break  # a look-ahead ends the core too: it may read past the core's next character
+    return LeadCore(lead, lead_min, lead_max, "".join(chars), start, end)
+
+
+def literal_prefix(tree: n.Tree) -> str | None:
+    """The literal text every match begins with (the core of a pattern with no lead)."""
+    found = lead_core(tree)
+    return found.core if found is not None and found.lead_max == 0 else None
+
+
+def literal_text(tree: n.Tree, node: n.Node | None = None) -> str | None:
+    """The one text ``node`` (default: the whole pattern) matches, if it is a fixed literal:
+    characters in sequence, through groups matched once; no assertion, class or choice."""
+    items = _opened(tree.root if node is None else node)
+    if not items or not all(_literal(item) for item in items):
+        return None
+    return "".join(item.char for item in items if isinstance(item, n.Char))
+
+
+def literal_alternatives(tree: n.Tree) -> tuple[str, ...] | None:
+    """For ``L1|L2|...`` (the alternation possibly in one group) of fixed literals none of
+    which is a prefix of another, the literals (repeats dropped); else None.
+
+    At any position at most one of them can match (two matching at one position would make one
+    a prefix of the other), so the leftmost match is the leftmost occurrence of any of them,
+    whatever the order of the alternatives."""
+    root = tree.root
+    if isinstance(root, n.Group) and root.kind in (n.CAPTURE, n.GROUP, n.ATOMIC):
+        root = root.body
+    if not isinstance(root, n.Alt):
+        return None
+    return exclusive([literal_text(tree, branch) for branch in root.branches])
+
+
+def exclusive(literals: list[str | None]) -> tuple[str, ...] | None:
+    """The literals (repeats dropped) if each is known and none is a prefix of another."""
+    if any(lit is None for lit in literals):
+        return None
+    found = tuple(dict.fromkeys(lit for lit in literals if lit is not None))
+    if any(a != b and a.startswith(b) for a in found for b in found):
+        return None
+    return found
