@@ -123,7 +123,7 @@ def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | No
     where no literal can. The reference takes the leftmost match of every delimiter, then the
     earliest (then the longest, then by rank: moot here); the leftmost match of their
     alternation is that one, whichever order the alternatives come in. Literals and ``\\s``
-    (written out as the set ``regex`` reads: ``regex_syntax.twin.WHITE_SPACE``) read alike in ``re``.
+    (written out as the set ``regex`` reads: ``matching.one_search``) read alike in ``re``.
     Long spans keep the searches by literal (``find_literal``), which ``re`` cannot beat.
     """
     if len(watches) < 2 or any(w.shape not in _ONE_SEARCH or w.end or w.captures for w in watches):
