@@ -13,6 +13,7 @@ import black
 import jinja2
 
 from rtc.runtime import API_VERSION
+from rtc.runtime.matching import SPACE_CHARS
 
 from .lowering import lower
 from .plan import Plan, template_sha256
@@ -48,6 +49,14 @@ def _fast_core(chars: str) -> str:
 
 
 _ENV.filters["fast_core"] = _fast_core
+
+
+def _fast_lead(chars: str) -> str:
+    """``Fast.lead``: the runtime's string of whitespace, or the characters themselves."""
+    return "SPACE_STR" if set(chars) == SPACE_CHARS else repr(chars)
+
+
+_ENV.filters["fast_lead"] = _fast_lead
 _BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
 FORMATTER_OFF = "# fmt: off\n"
 """The header line after which black and ``ruff format`` leave a generated module alone.

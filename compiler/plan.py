@@ -134,6 +134,7 @@ class Fast:
     lead: str  # "" or a constant's name holding the lead characters (e.g. SPACES_STR)
     star: bool
     dollar: bool
+    late: bool  # only once text was consumed (a ^ alternative cannot match after that)
     why: str  # for the comment
 
 

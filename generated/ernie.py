@@ -394,12 +394,15 @@ class ResponseParser(CompiledParser):
     )
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        None,  # outside: some delimiter has no known characters
+        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
+        Fast("<", "\n", False, False, True),
         # in_thinking: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
+        Fast("<", "", False, False, False),
         None,  # in_response_start: some delimiter has no known characters
-        None,  # in_tool_calls: some delimiter has no known characters
-        None,  # outside: some delimiter has no known characters
+        # in_tool_calls: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False, False),
+        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
+        Fast("<", "\n", False, False, True),
     )
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

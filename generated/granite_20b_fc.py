@@ -19,7 +19,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast
-from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail
+from rtc.runtime.matching import LONG_SPAN, SPACES, SPACE_STR, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -224,10 +224,11 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
-        None,  # in_tool_calls: some delimiter has no known characters
+        Fast("<", "", False, False, False),
+        # in_tool_calls: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+        Fast("<", SPACE_STR, False, False, False),
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
+        Fast("<", "", False, False, False),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

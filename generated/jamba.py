@@ -226,10 +226,11 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
-        None,  # in_tool_calls: some delimiter has no known characters
+        Fast("<", "", False, False, False),
+        # in_tool_calls: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False, False),
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
+        Fast("<", "", False, False, False),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

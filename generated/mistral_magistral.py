@@ -393,12 +393,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_thinking, _eos_in_think_end, _eos_in_tool_calls, _eos_outside)
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        None,  # outside: some delimiter has no known characters
+        # outside: a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
+        Fast(frozenset("<["), "", False, False, True),
         # in_thinking: a chunk without '<[' cannot complete a delimiter
-        Fast(frozenset("<["), "", False, False),
+        Fast(frozenset("<["), "", False, False, False),
         None,  # in_think_end: some delimiter has no known characters
         None,  # in_tool_calls: some delimiter has no known characters
-        None,  # outside: some delimiter has no known characters
+        # outside: a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
+        Fast(frozenset("<["), "", False, False, True),
     )
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

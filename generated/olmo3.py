@@ -335,10 +335,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        None,  # outside: some delimiter has no known characters
-        None,  # in_reasoning_content: some delimiter has no known characters
-        None,  # in_tool_calls: some delimiter has no known characters
-        None,  # outside: some delimiter has no known characters
+        # outside: a chunk without '\n<' cannot complete a delimiter; one ending in '\t ' may begin one: the general path
+        Fast(frozenset("\n<"), "\t ", False, False, False),
+        # in_reasoning_content: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False, False),
+        # in_tool_calls: a chunk without ')<' cannot complete a delimiter
+        Fast(frozenset(")<"), "", False, False, False),
+        # outside: a chunk without '\n<' cannot complete a delimiter; one ending in '\t ' may begin one: the general path
+        Fast(frozenset("\n<"), "\t ", False, False, False),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

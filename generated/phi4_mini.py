@@ -217,9 +217,11 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_tool_calls, _eos_outside)
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        None,  # outside: some delimiter has no known characters
+        # outside: a chunk without '<f' cannot complete a delimiter
+        Fast(frozenset("<f"), "", False, False, False),
         None,  # in_tool_calls: some delimiter has no known characters
-        None,  # outside: some delimiter has no known characters
+        # outside: a chunk without '<f' cannot complete a delimiter
+        Fast(frozenset("<f"), "", False, False, False),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

@@ -358,12 +358,12 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
+        Fast("<", "", False, False, False),
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
+        Fast("<", "", False, False, False),
         None,  # in_think_start: some delimiter has no known characters
         # in_content: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False),
+        Fast("<", "", False, False, False),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

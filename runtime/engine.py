@@ -36,21 +36,23 @@ class Fast(NamedTuple):
     """What lets ``feed()`` pass a chunk straight through in one parser state.
 
     The compiler proves, for every delimiter watched in the state, that each of its matches
-    contains a character of ``core``, and that the part of a match before its first ``core``
-    character consists of ``lead`` characters only. So when neither the held-back text nor
-    the chunk holds a ``core`` character, no delimiter can complete, and a partial match can
-    only be a run of ``lead`` characters at the very end: if the last character is not a
-    ``lead`` one, everything is committed. If it is: with ``star`` (each delimiter's lead is
-    one repeated set, ``\\s*`` say, and nothing else), the partial match starts where that
+    needs a character of ``core`` (consumes it, or looks ahead at it), and that a match
+    attempt reads only ``lead`` characters before one (``regex_syntax.needs``). So when neither
+    the held-back text nor the chunk holds a ``core`` character, no delimiter can complete, and
+    a partial match can only be a run of ``lead`` characters at the very end: if the last
+    character is not a ``lead`` one, everything is committed. If it is: with ``star`` (each
+    delimiter's lead is ``\\s*`` and nothing else), the partial match starts where that
     trailing run starts, which is held back; otherwise the general path decides. ``dollar``:
     a delimiter ends with a ``$`` alternative, which also matches before a final newline: a
-    chunk ending in one takes the general path.
+    chunk ending in one takes the general path. ``late``: an alternative begins with ``^``,
+    which only matches at the buffer's start: the fast path waits until text was consumed.
     """
 
     core: Any  # one character (a str), or a frozenset of them
     lead: str  # the characters that may lead a match ("" for none)
     star: bool
     dollar: bool
+    late: bool = False
 
 
 class FieldInfo(NamedTuple):
@@ -86,8 +88,10 @@ def _fast_path(events: bool) -> Any:
         if fast is None or text.__class__ is not str or not text:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
-        core, lead, star, dollar, name, dirty, keep = fast
+        core, lead, star, dollar, late, name, dirty, keep = fast
         buf = self._buf
+        if late and not self._pos:
+            return self._feed(text) if events else None  # nothing consumed yet: ^ may match
         held = buf[self._pos :] if keep else buf  # text held back by earlier chunks
         whole = held + text if held else text
         if core.__class__ is str:

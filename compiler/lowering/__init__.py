@@ -21,6 +21,8 @@ with its argument in a comment (see README, Architecture).
 
 from __future__ import annotations
 
+from rtc.runtime.matching import SPACE_CHARS
+
 from ..model import Template
 from ..plan import Plan, template_sha256
 from .anchor import lower_anchor
@@ -45,7 +47,7 @@ def lower_template(t: Template) -> Plan:
     serving = lower_serving(ns, t)
     ns.imports.add("engine", "CompiledParser", "Fast")
     ns.imports.add("openai", "OpenAIDeltaStream")
-    if any(s.fast is not None and s.fast.lead for s in states):
+    if any(s.fast is not None and set(s.fast.lead) == SPACE_CHARS for s in states):
         ns.imports.add("matching", "SPACE_STR")
     return Plan(
         sha256=template_sha256(t.source),

@@ -31,16 +31,21 @@ relatives, in both modes, each shape with its argument:
   twin where it has one, and over long text a jump between occurrences of its literal prefix).
 
 Also what the fast path of ``feed()`` may assume of the delimiter (``Facts``): the characters
-every match contains, and those that may come before the first of them.
+every match contains, and those that may come before the first of them (``pattern_facts``).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
+
+from rtc.runtime.matching import SPACE_CHARS
 
 from ..literals import comment_text
 from ..model import Delimiter, Field
 from ..plan import Shape, Watch
+from ..regex_syntax import CharSet, parse
+from ..regex_syntax import nodes as rn
 from ..regex_syntax.fast_paths import (
     dollar_alternative,
     first_fragments,
@@ -50,6 +55,7 @@ from ..regex_syntax.fast_paths import (
     lookahead_literal,
     whitespace_led,
 )
+from ..regex_syntax.needs import needs
 from .namespace import Namespace
 
 MAX_FIND_LITERALS = 8
@@ -59,11 +65,17 @@ rather than by one ``str.find`` per literal."""
 
 @dataclass(frozen=True)
 class Facts:
-    """What the fast path may assume of one delimiter (see ``rtc.runtime.engine.Fast``)."""
+    """What the fast path may assume of one delimiter (see ``rtc.runtime.engine.Fast``):
+    every match needs one of ``core`` (in it, or just after it for a look-ahead), and a match
+    attempt reads only ``lead`` characters before it. ``star``: the lead is ``\\s*`` and
+    nothing else, so a partial match starts exactly where a trailing whitespace run does.
+    ``dollar``: a ``$`` alternative, which also matches before a final newline."""
 
-    core: frozenset[str]  # every match contains one of these
-    spaces: bool  # before the first of them: a run of whitespace (\\s*), else nothing
-    dollar: bool  # a `$` alternative: it also matches before a final newline
+    core: frozenset[str]
+    lead: frozenset[str] = frozenset()
+    star: bool = False
+    dollar: bool = False
+    late: bool = False  # an alternative begins with ^: it can match at the buffer's start only
 
 
 def describe(delim: Delimiter) -> str:
@@ -97,7 +109,7 @@ def watch(
             how="str.find",
             **base,
         )
-        return w, Facts(frozenset(single[0]), False, False)
+        return w, Facts(frozenset(single[0]))
     if delim.is_literal:
         if len(delim.literals) <= MAX_FIND_LITERALS:
             found = ns.literal_list(f"{stem}_literals", comment, delim.literals)
@@ -122,7 +134,7 @@ def watch(
                 how="the regex module",
                 **base,
             )
-        return w, Facts(frozenset(x[0] for x in delim.literals), False, False)
+        return w, Facts(frozenset(x[0] for x in delim.literals))
     ahead = lookahead_literal(delim.pattern)
     if ahead is not None:
         const = ns.literal_const(f"{stem}_ahead", f"{comment}: the literal it looks for", ahead)
@@ -187,14 +199,89 @@ def _pattern_watch(
             )
         how = engine + (" (long text: between its literal prefix)" if pattern.prefix else "")
         w = Watch(shape=shape, pattern=pattern, streamed=pattern, **flags, **base)
-        frags = first_fragments(source)
-        core = frozenset(frags) if frags is not None and all(len(x) == 1 for x in frags) else None
+        core = None
     if back_over_ws:
         how += ", back over leading whitespace"
     if end:
         how += ", or the empty match at the end"
     w = replace(w, how=how)
-    if core is None:
+    facts = Facts(core) if core is not None else pattern_facts(source)
+    if facts is None:
         return w, None
-    # R|$: R's partial matches never count (see the module docstring), so nothing leads.
-    return w, Facts(core, back_over_ws and not end, end == "$")
+    if end:
+        # R|$: R's partial matches never count (see the module docstring), so nothing leads.
+        return w, Facts(facts.core, dollar=end == "$", late=facts.late)
+    if back_over_ws:
+        # \s*REST: whitespace, then a match of REST (which cannot begin with whitespace).
+        lead = facts.lead | SPACE_CHARS
+        return w, Facts(facts.core, lead, star=not facts.lead, late=facts.late)
+    return w, facts
+
+
+MAX_LEAD = 64
+"""A lead of more characters than this (``[^<]*``, ``\\w+``...) gives no fast path: a chunk
+would end in one of them nearly always."""
+
+
+@functools.lru_cache(maxsize=512)
+def pattern_facts(pattern: str) -> Facts | None:
+    r"""What every match of ``pattern`` needs (``regex_syntax.needs``), or None where that is
+    not known. A top-level alternative ``$`` matches at the end of the text or before a final
+    newline, ``\Z`` at the end only: either makes the whole pattern match at the end, so none
+    of its partial matches counts (complete-first) and nothing of it leads. An alternative that
+    begins with ``^`` (no MULTILINE) can only match at the buffer's start: once text was
+    consumed, the search position is past it for good (the parser then keeps context, at least
+    one character, before it: ``^`` reads there), so the fast path may ignore it (``late``)."""
+    tree = parse(pattern)
+    if tree.error or not tree.known:
+        return None
+    root = tree.root
+    while isinstance(root, rn.Group) and root.kind in (rn.GROUP, rn.CAPTURE, rn.ATOMIC):
+        root = root.body  # (?:A|B) alone is A|B for what its matches need
+    branches = root.branches if isinstance(root, rn.Alt) else (root,)
+    core: set[str] = set()
+    lead: set[str] = set()
+    ends = dollar = late = False
+    for branch in branches:
+        if isinstance(branch, rn.Assert) and branch.kind in (rn.END, rn.END_OR_NEWLINE):
+            ends = True
+            dollar = dollar or branch.kind == rn.END_OR_NEWLINE
+            continue
+        head = branch.items[0] if isinstance(branch, rn.Seq) and branch.items else branch
+        if isinstance(head, rn.Assert) and head.kind == rn.START:
+            late = True
+            continue
+        found = needs(replace(tree, root=branch))
+        if found is None:
+            return None
+        chars = _finite(found.lead)
+        if chars is None:
+            return None
+        core |= found.core
+        lead |= chars
+    if not core or len(lead) > MAX_LEAD:
+        return None
+    if ends:
+        return Facts(frozenset(core), dollar=dollar, late=late)
+    return Facts(frozenset(core), frozenset(lead), late=late)
+
+
+def _finite(chars: CharSet) -> frozenset[str] | None:
+    r"""The characters of a set, when it is a small finite one (whitespace, a short bracket);
+    None for the others (a negated set, \w...)."""
+    found = set(chars.chars)
+    for member in chars.classes:
+        if member == "\\s":
+            found |= SPACE_CHARS
+            continue
+        node = parse(member).root
+        if not isinstance(node, rn.Class) or not node.is_set or node.negated or node.fold:
+            return None
+        for item in node.items:
+            if item.escape == "\\s":
+                found |= SPACE_CHARS
+            elif item.escape or not item.lo or ord(item.hi) - ord(item.lo) > MAX_LEAD:
+                return None
+            else:
+                found.update(chr(c) for c in range(ord(item.lo), ord(item.hi) + 1))
+    return frozenset(found)

@@ -147,19 +147,28 @@ def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | No
 
 
 def _fast(facts: list[Facts | None]) -> Fast | None:
-    """The state's fast path: the union of its delimiters' facts, when each has them."""
+    """The state's fast path: the union of its delimiters' facts, when each has them. The
+    trailing run of lead characters is held back exactly (``star``) only where every
+    delimiter with a lead is led by ``\\s*`` alone; else a chunk ending in a lead character
+    takes the general path."""
     if any(f is None for f in facts):
         return None
     known = [f for f in facts if f is not None]
     core = "".join(sorted(set().union(*(f.core for f in known))))
-    spaces = any(f.spaces for f in known)
+    lead = "".join(sorted(set().union(*(f.lead for f in known))))
+    star = bool(lead) and all(f.star or not f.lead for f in known)
     dollar = any(f.dollar for f in known)
+    late = any(f.late for f in known)
     if not known:
         why = "nothing is watched"
     else:
         why = f"a chunk without {comment_text(core)} cannot complete a delimiter"
-        if spaces:
+        if star:
             why += "; trailing whitespace may begin one: it waits"
+        elif lead:
+            why += f"; one ending in {comment_text(lead, 20)} may begin one: the general path"
         if dollar:
             why += "; a final newline may be where $ matches"
-    return Fast(core, "SPACE_STR" if spaces else "", spaces, dollar, why)
+        if late:
+            why += "; a ^ alternative counts until text is consumed"
+    return Fast(core, lead, star, dollar, late, why)

@@ -11,6 +11,8 @@ The analyses, each a function of a :class:`~.nodes.Tree`:
 
 - :mod:`.lengths`: ``min_length``, ``max_length`` (None: unbounded), ``can_match_empty``;
 - :mod:`.first`: ``first_chars`` (a :class:`~.chars.CharSet`, None: unknown), ``alphabet``;
+- :mod:`.needs`: ``needs`` (characters every match needs, and what an attempt reads before
+  one: what the streaming fast path looks for);
 - :mod:`.literal`: ``lead_core`` (the characters that may lead the first required literal and
   that literal: a :class:`~.literal.LeadCore`), ``literal_prefix``, ``literal_text``,
   ``literal_alternatives``;
@@ -34,6 +36,7 @@ from .first import alphabet, first_chars
 from .groups import always_groups, group_body_span, top_level_alternatives
 from .lengths import can_match_empty, max_length, min_length
 from .literal import LeadCore, lead_core, literal_alternatives, literal_prefix, literal_text
+from .needs import Needs, needs
 from .nodes import Tree
 from .parser import parse
 from .samples import Sample, samples
@@ -42,6 +45,7 @@ from .twin import Twin, re_twin, searches_well
 __all__ = [
     "CharSet",
     "LeadCore",
+    "Needs",
     "Sample",
     "Tree",
     "Twin",
@@ -59,6 +63,7 @@ __all__ = [
     "looks_behind",
     "max_length",
     "min_length",
+    "needs",
     "parse",
     "re_twin",
     "samples",
