@@ -38,6 +38,7 @@ from rtc.compiler.regex_syntax import (
     looks_behind,
     max_length,
     min_length,
+    needs,
     parse,
     samples,
     start_sensitive,
@@ -242,6 +243,32 @@ def test_analyses_hold_for_every_match(pattern: str, texts: list[str]) -> None:
             assert text_ is None or span == text_, (pattern, text)
             assert prefix is None or span.startswith(prefix), (pattern, text)
             assert alternatives is None or span in alternatives, (pattern, text)
+
+
+@SETTINGS
+@given(pattern=patterns(), texts=TEXTS)
+def test_without_a_needed_character_nothing_matches_and_partials_are_lead(
+    pattern: str, texts: list[str]
+) -> None:
+    """``needs``: in a text holding no character of ``core``, no search finds a complete
+    match (an empty partial one at the end aside), and every partial match covers only
+    ``lead`` characters (what the streaming fast path relies on)."""
+    found = _valid(pattern)
+    if found is None:
+        return
+    compiled, tree = found
+    need = needs(tree)
+    if need is None:
+        return
+    for text in texts:
+        text = "".join(c for c in text if c not in need.core)
+        for m, partial in _matches(compiled, text):
+            span = text[m.start() : m.end()]
+            if not partial or not m.partial:
+                # A complete match: only the empty one a partial search reports at the end.
+                assert partial and m.start() == m.end() == len(text), (pattern, text, m, need)
+                continue
+            assert all(c in need.lead for c in span), (pattern, text, m, need)
 
 
 @SETTINGS
