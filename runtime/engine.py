@@ -89,31 +89,60 @@ def _fast_path(events: bool) -> Any:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
         core, lead, star, dollar, late, name, dirty, keep = fast
-        buf = self._buf
         if late and not self._pos:
             return self._feed(text) if events else None  # nothing consumed yet: ^ may match
-        held = buf[self._pos :] if keep else buf  # text held back by earlier chunks
-        whole = held + text if held else text
         if core.__class__ is str:
-            if core in whole:
+            if core in text:
                 return self._feed(text) if events else None
-        elif not core.isdisjoint(whole):
+        elif not core.isdisjoint(text):
             return self._feed(text) if events else None
-        last = whole[-1]
-        if last in lead:
-            if not star:
+        buf = self._buf
+        held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
+        last = text[-1]
+        if held and self._clean:
+            # What is held is a run of lead characters this path left: no need to read it.
+            if last in lead:
+                tail = text.rstrip(lead)  # star: the run goes on
+                if not tail:
+                    committed = ""  # the whole chunk joins the run
+                else:
+                    committed = (buf[self._pos :] if keep else buf) + tail
+            elif dollar and last == "\n":
                 return self._feed(text) if events else None
-            committed = whole.rstrip(lead)  # the trailing run of lead characters waits
-            rest = whole[len(committed) :]
-        elif dollar and last == "\n":
-            return self._feed(text) if events else None
+            else:
+                committed = (buf[self._pos :] if keep else buf) + text
+            whole_length = held + len(text)
         else:
-            committed = whole
-            rest = ""
+            whole = (buf[self._pos :] if keep else buf) + text if held else text
+            if held:
+                if core.__class__ is str:
+                    if core in whole:
+                        return self._feed(text) if events else None
+                elif not core.isdisjoint(whole):
+                    return self._feed(text) if events else None
+            if last in lead:
+                if not star:
+                    return self._feed(text) if events else None
+                committed = whole.rstrip(lead)  # the trailing run of lead characters waits
+            elif dollar and last == "\n":
+                return self._feed(text) if events else None
+            else:
+                committed = whole
+            whole_length = len(whole)
+        # What is left held is a trailing run of lead characters (or nothing).
+        kept = whole_length - len(committed)
         if keep:
             self._advance(buf, text, len(committed))
-        elif rest or held:
-            self._buf = rest
+        elif not kept:
+            if held:
+                self._buf = ""
+        elif committed or not held:
+            self._buf = text[len(text) - kept :]
+        else:
+            self._buf = ""  # so that CPython can grow the run in place
+            buf += text
+            self._buf = buf
+        self._clean = kept > 0
         if committed and name is not None:
             self._parts.append(committed)
             if events:
@@ -200,6 +229,7 @@ class CompiledParser:
         "_out",
         "_finalized",
         "_fast",
+        "_clean",
         "_opening",
     )
 
@@ -250,6 +280,7 @@ class CompiledParser:
         self._finalized = False
         # The implicit region opens on its first text (an event): no fast path until then.
         self._fast = cls._region_fast[0] if cls._implicit < 0 else None
+        self._clean = False  # held text is a run of lead characters the fast path left
         self._opening = ""
 
     # -- the reference's API ------------------------------------------------------------------
@@ -376,6 +407,7 @@ class CompiledParser:
             self._buf = buf
         events: list[dict[str, Any]] = []
         self._fast = None  # until _settle: the region may change, or the loop raise
+        self._clean = False
         run(self, False, events)
         self._settle()
         return events
