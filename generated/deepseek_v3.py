@@ -311,26 +311,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r <>abcegilnost\x85...' may begin one: the general path
-        Fast(
-            "<",
-            "\t\n\x0b\x0c\r <>abcegilnost\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f▁\u3000｜",
-            False,
-            False,
-            False,
-        ),
+        # outside: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False, False),
         # in_reasoning_content: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
-        # in_tool_calls: a chunk without '<' cannot complete a delimiter; one ending in '`' may begin one: the general path
-        Fast("<", "`", False, False, False),
-        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r <>abcegilnost\x85...' may begin one: the general path
-        Fast(
-            "<",
-            "\t\n\x0b\x0c\r <>abcegilnost\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f▁\u3000｜",
-            False,
-            False,
-            False,
-        ),
+        # in_tool_calls: a chunk without '<`' cannot complete a delimiter
+        Fast(frozenset("<`"), "", False, False, False),
+        # outside: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False, False),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

@@ -19,7 +19,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
+from rtc.runtime.matching import LONG_SPAN, SPACE_STR, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -361,32 +361,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_reasoning, _eos_in_tool_calls, _eos_outside)
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r <>DLMS_aclost\x85...' may begin one: the general path
-        Fast(
-            "<",
-            "\t\n\x0b\x0c\r <>DLMS_aclost\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000｜",
-            False,
-            False,
-            False,
-        ),
+        # outside: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False, False),
         # in_reasoning: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
-        # in_tool_calls: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r /<>DLMSeiknov\x85...' may begin one: the general path
-        Fast(
-            "<",
-            "\t\n\x0b\x0c\r /<>DLMSeiknov\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000｜",
-            False,
-            False,
-            False,
-        ),
-        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r <>DLMS_aclost\x85...' may begin one: the general path
-        Fast(
-            "<",
-            "\t\n\x0b\x0c\r <>DLMS_aclost\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000｜",
-            False,
-            False,
-            False,
-        ),
+        # in_tool_calls: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+        Fast("<", SPACE_STR, False, False, False),
+        # outside: a chunk without '<' cannot complete a delimiter
+        Fast("<", "", False, False, False),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

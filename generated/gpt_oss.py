@@ -21,6 +21,7 @@ from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
     LONG_SPAN,
+    SPACE_STR,
     find_any,
     find_literal,
     literal_tail,
@@ -479,14 +480,8 @@ class ResponseParser(CompiledParser):
     )
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        # outside: a chunk without '<t' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r <>ainrst|\x85\xa0\u1680\u2000\u2001...' may begin one: the general path
-        Fast(
-            frozenset("<t"),
-            "\t\n\x0b\x0c\r <>ainrst|\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000",
-            False,
-            False,
-            False,
-        ),
+        # outside: a chunk without '<t' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+        Fast(frozenset("<t"), SPACE_STR, False, False, False),
         # in_thinking: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
         # in_content: a chunk without '<' cannot complete a delimiter

@@ -214,11 +214,11 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_tool_calls, _eos_outside)
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        # outside: a chunk without '<{' cannot complete a delimiter; one ending in '<>_aghnopty|' may begin one: the general path
-        Fast(frozenset("<{"), "<>_aghnopty|", False, False, False),
+        # outside: a chunk without '<{' cannot complete a delimiter
+        Fast(frozenset("<{"), "", False, False, False),
         None,  # in_tool_calls: some delimiter has no known characters
-        # outside: a chunk without '<{' cannot complete a delimiter; one ending in '<>_aghnopty|' may begin one: the general path
-        Fast(frozenset("<{"), "<>_aghnopty|", False, False, False),
+        # outside: a chunk without '<{' cannot complete a delimiter
+        Fast(frozenset("<{"), "", False, False, False),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

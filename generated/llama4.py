@@ -19,6 +19,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.matching import SPACE_STR
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -252,24 +253,12 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_tool_calls, _eos_outside)
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        # outside: a chunk without ',<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r <>_ahnoprsty|\x85...' may begin one: the general path
-        Fast(
-            frozenset(",<["),
-            "\t\n\x0b\x0c\r <>_ahnoprsty|\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000",
-            False,
-            False,
-            False,
-        ),
+        # outside: a chunk without ',<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+        Fast(frozenset(",<["), SPACE_STR, False, False, False),
         # in_tool_calls: a chunk without ')<' cannot complete a delimiter
         Fast(frozenset(")<"), "", False, False, False),
-        # outside: a chunk without ',<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r <>_ahnoprsty|\x85...' may begin one: the general path
-        Fast(
-            frozenset(",<["),
-            "\t\n\x0b\x0c\r <>_ahnoprsty|\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000",
-            False,
-            False,
-            False,
-        ),
+        # outside: a chunk without ',<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+        Fast(frozenset(",<["), SPACE_STR, False, False, False),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

@@ -170,3 +170,14 @@ def test_facts_hold_for_text_without_core_characters(
     start = len(text) - held
     assert m is not None and (m.partial or m.end() == len(text)), (pattern, text)
     assert m.start() == start, (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", [r"b*?ca", r"\bb*?[^a]a|b", r"x*?<a>", r"(?:<b>)?\s*<a>"])
+def test_lazy_leads_keep_the_general_path(pattern: str) -> None:
+    """In partial mode the regex module reports an attempt that failed inside a lazy repeat as
+    a partial match running to the end of the text (``b*?ca`` on "bq"): held back by the
+    reference, so no fast path may commit it."""
+    module = load({"start_anchor": "<S>", "fields": {"c": {"close_pattern": pattern}}})
+    parser = module.ResponseParser
+    for chunks in (["bq"], ["b", "q"], ["a"], ["1", " x", "\n"], [" The", " fox", "."]):
+        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks

@@ -10,6 +10,7 @@ family:
 - :mod:`.reasoning`: ``call-inside-reasoning``;
 - :mod:`.glue`: ``glued-text``;
 - :mod:`.streaming`: ``chunk-dependent``, ``stop-token-dependent``, ``unbounded-holdback``;
+- :mod:`.prose`: ``slow-prose`` (prose streamed off the fast path, with its measured cost);
 - :mod:`.outputs`: ``raises-on-output``, ``narrow-tool-name``, ``non-terminating``;
 - :mod:`.backtracking`: ``catastrophic-backtracking``;
 - :mod:`.roundtrip`: ``round-trip`` (with a chat template, rendered by :mod:`rtc.compiler.chat`).
@@ -26,7 +27,7 @@ from typing import Any
 from rtc.compiler.chat import ChatTemplate, ChatTemplateError
 from rtc.compiler.validate import validate
 
-from . import backtracking, glue, outputs, reasoning, streaming, structure
+from . import backtracking, glue, outputs, prose, reasoning, streaming, structure
 from .context import Context
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
 from .probe import Probe, ProbeTimeout, raised
@@ -42,6 +43,7 @@ CHECKS: tuple[tuple[str, Callable[[Context], list[Finding]]], ...] = (
     ("stop-token-dependent", streaming.stop_token_dependent),
     ("chunk-dependent", streaming.chunk_dependent),
     ("unbounded-holdback", streaming.unbounded_holdback),
+    ("slow-prose", prose.slow_prose),
     ("overwritten-field", structure.overwritten_field),
     ("glued-text", glue.glued_text),
     ("ambiguous-delimiters", structure.ambiguous_delimiters),

@@ -6,7 +6,8 @@ is in the set; so a chunk holding none of them cannot begin a match. Assertions 
 look-arounds consume nothing and are taken as always true (the set can only grow), but what a
 look-ahead reads first counts (a partial match can end inside it); a
 back-reference can begin with whatever its group can; a call with whatever the called group
-can (a fixed point over the calls, which only add members). Unknown parts make it unknown.
+can (a fixed point over the calls, which only add members). Unknown parts make it unknown, and
+so does a lazy repeat where a match can begin (the engine's partial matches run on from there).
 """
 
 from __future__ import annotations
@@ -78,6 +79,11 @@ class _First:
                 return CharSet()
             return self.of(node.body)
         if isinstance(node, n.Repeat):
+            if node.mode == n.LAZY:
+                # In partial mode the regex module reports an attempt that failed in a lazy
+                # repeat as a partial match from where it began, whatever is there
+                # (``\bb*?[^a]a`` on "a"): a first character it cannot know.
+                raise _Unknown
             return CharSet() if node.high == 0 else self.of(node.body)
         if isinstance(node, n.Cond):
             test = self.of(node.test) if isinstance(node.test, n.Group) else CharSet()

@@ -102,6 +102,11 @@ def lead_core(tree: n.Tree) -> LeadCore | None:
             return _core(items, index, lead, lead_min, reads)
         if _zero_width(item):
             continue
+        if any(isinstance(x, n.Repeat) and x.mode == n.LAZY for x in n.walk(item)):
+            # In partial mode the regex module reports an attempt that failed inside a lazy
+            # repeat as a partial match running to the end of the text (b*?a on "b1" gives
+            # "b1"), over characters the lead does not hold.
+            return None
         chars = alphabet(tree, item)
         if chars is None:
             return None

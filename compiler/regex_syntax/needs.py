@@ -29,9 +29,18 @@ order (groups matched once opened up, as ``lead_core`` does):
 - anything else (an optional item, a class, a negative look-ahead, a back-reference or call)
   may or may not be matched: its characters join ``lead`` (``alphabet``), and the search goes
   on to the next item. Where an alphabet is unknown, or no item is needed, the answer is None.
+  Except an optional item whose every match that reads anything begins with one of a few
+  punctuation characters (``first_chars``: the ``<`` of ``(?:<|python_tag|>)?``): those join
+  ``core`` instead. A complete match still reads a character of the larger ``core``; and an
+  attempt that has read none of them has not entered that item (its first character is one),
+  so it read nothing of it: the item leads nothing. (Letters and spaces are never moved to
+  ``core``: a chunk of prose holds them far more often than it ends in them.)
 
 ``\\K`` makes the reported match begin after text the attempt read: None. A case-folded
-character is not one character: it counts as a class.
+character is not one character: it counts as a class. A lazy repeat before what is needed makes
+the answer None: in partial mode the ``regex`` module reports an attempt that failed inside one
+as a partial match running to the end of the text (``b*?a`` on ``"b1"`` gives ``"b1"``), over
+characters no match could read.
 """
 
 from __future__ import annotations
@@ -40,7 +49,10 @@ from dataclasses import dataclass
 
 from . import nodes as n
 from .chars import CharSet
-from .first import alphabet
+from .first import alphabet, first_chars
+
+_FEW = 4
+"""At most this many first characters of an optional item are moved to ``core``."""
 
 
 @dataclass(frozen=True)
@@ -83,12 +95,24 @@ def _zero_width(node: n.Node) -> bool:
 
 def _needs(tree: n.Tree, node: n.Node) -> Needs | None:
     lead = CharSet()
+    entry: set[str] = set()  # the first characters of optional items moved to the core
     for item in _opened(node):
         if _zero_width(item):
             continue
         found = _item(tree, item)
         if found is not None:
-            return Needs(found.core, lead | found.lead)
+            return Needs(found.core | entry, lead | found.lead)
+        if any(isinstance(x, n.Repeat) and x.mode == n.LAZY for x in n.walk(item)):
+            return None  # see the module docstring: the engine's partial matches run on
+        first = first_chars(tree, item)
+        if (
+            first is not None
+            and not first.classes
+            and 0 < len(first.chars) <= _FEW
+            and not any(c.isalnum() or c.isspace() for c in first.chars)
+        ):
+            entry.update(first.chars)
+            continue
         chars = alphabet(tree, item)
         if chars is None:
             return None
