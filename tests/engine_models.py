@@ -8,8 +8,9 @@ are control tokens in the real model's tokenizer (``SPECIAL``) are added as spec
 decode with ``skip_special_tokens`` drops them as it drops the real ones; the family's end-of-turn
 tokens (``stop`` in ``family.json``) are special too, the first one the eos token.
 
-The chat template writes the family's recorded prompt whatever the messages are: what the parser
-is handed as its prefix is then that prompt, byte for byte.
+The chat template writes the prompt a request names in ``chat_template_kwargs`` (``rtc_prompt``),
+else the family's recorded prompt, whatever the messages are: what the parser is handed as its
+prefix is then that prompt, byte for byte.
 """
 
 from __future__ import annotations
@@ -67,11 +68,18 @@ def family_data(name: str) -> dict[str, Any]:
     return json.loads((CATALOGUE / name / "family.json").read_text(encoding="utf-8"))
 
 
-def build_model(name: str, folder: Path, *, model_type: str = "qwen2") -> Path:
+def build_model(
+    name: str,
+    folder: Path,
+    *,
+    model_type: str = "qwen2",
+    response_template: dict[str, Any] | None = None,
+) -> Path:
     """A model folder for catalogue family ``name``; returns ``folder``.
 
     ``model_type`` goes to ``config.json`` (the family's own model type, or one rtc cannot
-    decide from). The architecture is a tiny Qwen2 the engine can describe without weights.
+    decide from); ``response_template``, when given, to ``tokenizer_config.json``. The
+    architecture is a tiny Qwen2 the engine can describe without weights.
     """
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from tokenizers import AddedToken
@@ -92,8 +100,12 @@ def build_model(name: str, folder: Path, *, model_type: str = "qwen2") -> Path:
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=backend, eos_token=eos, pad_token="<|rtc_pad|>"
     )
-    tokenizer.chat_template = "{{- " + json.dumps(data["prompt"]) + " -}}"
+    tokenizer.chat_template = (
+        "{{- rtc_prompt if rtc_prompt is defined else " + json.dumps(data["prompt"]) + " -}}"
+    )
     folder.mkdir(parents=True, exist_ok=True)
+    if response_template is not None:
+        tokenizer.response_template = response_template
     tokenizer.save_pretrained(str(folder))
     config = {
         "architectures": ["Qwen2ForCausalLM"],
@@ -104,7 +116,7 @@ def build_model(name: str, folder: Path, *, model_type: str = "qwen2") -> Path:
         "num_key_value_heads": 2,
         "num_hidden_layers": 1,
         "vocab_size": len(tokenizer),
-        "max_position_embeddings": 4096,
+        "max_position_embeddings": 32768,
         "torch_dtype": "float32",
         "eos_token_id": tokenizer.eos_token_id,
     }
