@@ -98,21 +98,28 @@ def template_sha256(template: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-_CATALOGUE_SHAS: dict[str, str] = {}
+_CATALOGUE: dict[str, str] = {}
 _COMPILED: dict[str, ModuleType] = {}
 _LOCK = threading.Lock()
 
 
-def _catalogue_by_sha(sha: str) -> str | None:
-    """The catalogue family whose template hashes to ``sha`` (read from the templates shipped
-    beside the modules, so that no parser module is imported to find out)."""
+def _sorted_json(template: dict[str, Any]) -> str:
+    return json.dumps(template, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+
+
+def _catalogue_family(template: dict[str, Any]) -> str | None:
+    """The catalogue family whose template equals ``template``, its keys in any order (read from
+    the templates shipped beside the modules, so that no parser module is imported to find
+    out). transformers writes ``tokenizer_config.json`` with sorted keys, so a checkpoint never
+    holds the catalogue's bytes; what key order changes, the order of the keys of a one-shot
+    message, is not part of an OpenAI answer."""
     with _LOCK:
-        if not _CATALOGUE_SHAS:
+        if not _CATALOGUE:
             folder = Path(generated.__file__).parent
             for name in generated.names():
-                template = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
-                _CATALOGUE_SHAS[template_sha256(template)] = name
-    return _CATALOGUE_SHAS.get(sha)
+                text = (folder / f"{name}.json").read_text(encoding="utf-8")
+                _CATALOGUE[_sorted_json(json.loads(text))] = name
+    return _CATALOGUE.get(_sorted_json(template))
 
 
 def _family_choices() -> str:
@@ -145,7 +152,7 @@ def _from_env(value: str) -> Choice:
 
 def _compiled(template: dict[str, Any]) -> Choice:
     sha = template_sha256(template)
-    family = _catalogue_by_sha(sha)
+    family = _catalogue_family(template)
     if family is not None:
         return Choice(
             generated.get(family),
