@@ -122,3 +122,52 @@ def build_model(
     }
     (folder / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     return folder
+
+
+def fixture_cases(name: str) -> list[dict[str, Any]]:
+    """The family's model outputs an engine can stream whole (no end-of-turn token inside), as
+    ``{"id", "prompt", "text", "tools"}``, calls first; tools are the fixture's, else one untyped
+    tool per called name (an engine returns calls only to a request that has tools)."""
+    data = family_data(name)
+    stops = [s for s in data.get("stop", []) if s]
+    rows = [
+        json.loads(line)
+        for line in (CATALOGUE / name / "fixtures.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    rows = [r for r in rows if r["text"] and not any(s in r["text"] for s in stops)]
+    rows.sort(key=lambda r: (not r["expected"].get("tool_calls"), r["id"]))
+    cases = []
+    for row in rows:
+        tools = row.get("tools")
+        if not tools:
+            called = {c["name"] for c in row["expected"].get("tool_calls") or []}
+            tools = [
+                {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+                for n in sorted(called | {"get_weather"})
+            ]
+        prompt = row.get("prefix", data["prompt"])
+        cases.append({"id": row["id"], "prompt": prompt, "text": row["text"], "tools": tools})
+    return cases
+
+
+def write_comparison(folder: Path, names: list[str]) -> Path:
+    """A model folder per family and the cases file ``rtc.compiler.engines.vllm_compare``
+    reads; returns the cases file."""
+    spec = {
+        name: {"tokenizer": str(build_model(name, folder / name)), "cases": fixture_cases(name)}
+        for name in names
+    }
+    path = folder / "cases.json"
+    path.write_text(json.dumps(spec, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+if __name__ == "__main__":
+    import sys
+
+    from rtc import generated
+
+    # python tests/engine_models.py FOLDER [FAMILY...]: the side-by-side comparison's input.
+    target = Path(sys.argv[1])
+    print(write_comparison(target, sys.argv[2:] or generated.names()))

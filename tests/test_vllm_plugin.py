@@ -35,8 +35,7 @@ except ImportError as error:
         allow_module_level=True,
     )
 
-from catalogue_data import CATALOGUE
-from engine_models import build_model, family_data
+from engine_models import build_model, fixture_cases, write_comparison
 from vllm_harness import Server, openai_client, serve
 
 from rtc import generated
@@ -45,32 +44,6 @@ pytestmark = pytest.mark.xdist_group("vllm")
 
 FIXTURES_PER_FAMILY = 3
 FAMILIES = generated.names()
-
-
-def _fixtures(name: str) -> list[dict[str, Any]]:
-    """Model outputs of the family whose text holds none of its end-of-turn tokens (an engine
-    stops there), with calls first (they exercise most)."""
-    stops = [s for s in family_data(name).get("stop", []) if s]
-    rows = [
-        json.loads(line)
-        for line in (CATALOGUE / name / "fixtures.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    rows = [r for r in rows if r["text"] and not any(s in r["text"] for s in stops)]
-    rows.sort(key=lambda r: (not r["expected"].get("tool_calls"), r["id"]))
-    return rows
-
-
-def _tools(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """The fixture's tools, else one untyped tool per called name (vLLM returns calls only when
-    the request has tools)."""
-    if row.get("tools"):
-        return row["tools"]
-    names = sorted({c["name"] for c in row["expected"].get("tool_calls") or []} | {"get_weather"})
-    return [
-        {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
-        for n in names
-    ]
 
 
 def _expected(module: Any, text: str, prompt: str, tools: list[Any], *, length: bool = False):
@@ -185,15 +158,13 @@ async def _family_server(name: str, folder: Path) -> Server:
 @pytest.mark.parametrize("name", FAMILIES)
 def test_every_family_streams_and_answers_like_parse_openai(name: str, tmp_path: Path) -> None:
     module = generated.get(name)
-    rows = _fixtures(name)[:FIXTURES_PER_FAMILY]
+    rows = fixture_cases(name)[:FIXTURES_PER_FAMILY]
     assert rows, f"{name}: no fixture without an end-of-turn token"
-    prompt_default = family_data(name)["prompt"]
 
     async def check() -> None:
         server = await _family_server(name, tmp_path / name)
         for i, row in enumerate(rows):
-            prompt = row.get("prefix", prompt_default)
-            tools = _tools(row)
+            prompt, tools = row["prompt"], row["tools"]
             expected = _expected(module, row["text"], prompt, tools)
             finish = _finish(expected, False)
             ways = [("direct", _direct, True), ("direct", _direct, False)]
@@ -433,3 +404,17 @@ def test_another_vllm_refuses_to_start_with_rtc(monkeypatch: pytest.MonkeyPatch,
     folder = build_model("qwen3", tmp_path / "m", model_type="qwen3")
     with pytest.raises(Exception, match=r"written for vLLM 0\.33\.0.*0\.34\.0 is not a tested"):
         _serve_rtc(folder)
+
+
+# -- beside vLLM's own parsers ---------------------------------------------------------------------
+
+
+def test_compare_reports_messages_and_cpu_time(tmp_path: Path) -> None:
+    from rtc.compiler.engines.vllm_compare import compare_family
+
+    spec = json.loads(write_comparison(tmp_path, ["qwen3", "smollm3"]).read_text())
+    result = compare_family("qwen3", spec["qwen3"]["tokenizer"], spec["qwen3"]["cases"][:3], 1)
+    assert set(result["us_per_token"]) == {"rtc", "hf", "vllm"} and result["tokens"] > 100
+    assert set(result["ratio"]) == {"hf", "vllm"} and not result["errors"]
+    smollm3 = compare_family("smollm3", spec["smollm3"]["tokenizer"], spec["smollm3"]["cases"][:2], 1)
+    assert "hf" in smollm3["errors"] and "hf" not in smollm3["ratio"]  # join: hf refuses it

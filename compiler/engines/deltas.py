@@ -117,14 +117,14 @@ class Request:
 
     def start(self) -> list[dict[str, Any]]:
         """What the prompt already opened, and defaults (the role is the engine's)."""
-        return self._engine_ids([d for d in self.stream.initial_deltas if "role" not in d])
+        return self.engine_ids([d for d in self.stream.initial_deltas if "role" not in d])
 
     def feed(self, text: str, token_ids: Sequence[int] = ()) -> list[dict[str, Any]]:
         """The deltas of one piece of decoded text, and its tokens counted."""
         if token_ids:
             self.tokens += len(token_ids)
             self.last_id = token_ids[-1]
-        return self._engine_ids(self.stream.feed(text)) if text else []
+        return self.engine_ids(self.stream.feed(text)) if text else []
 
     def cut_by_length(self) -> bool:
         """The generation ended because it reached its token limit (its last token is not one
@@ -142,14 +142,14 @@ class Request:
             logger.warning(
                 "%s: %s in %s: %s", self._log, problem["type"], problem["field"], problem["message"]
             )
-        deltas = self._engine_ids(deltas)
+        deltas = self.engine_ids(deltas)
         if "tool_calls" in message:
             message["tool_calls"] = [{**c, "id": self._ids[c["id"]]} for c in message["tool_calls"]]
         return deltas, message
 
-    def _engine_ids(self, deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``deltas`` with each call's id replaced by the engine's (copies: the stream's own
-        dicts are left as they are)."""
+    def engine_ids(self, deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``deltas`` (the stream's) with each call's id replaced by the engine's (copies: the
+        stream's own dicts are left as they are)."""
         out = []
         for delta in deltas:
             calls = delta.get("tool_calls")

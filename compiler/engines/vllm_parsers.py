@@ -268,6 +268,7 @@ class RtcParser(Parser):
         self._prompt_ids: list[int] | None = None
         self._prefix = ""
         self._request: Request | None = None
+        self._plain_key = "content"
 
     # -- vLLM's questions ---------------------------------------------------------------------
 
@@ -328,11 +329,29 @@ class RtcParser(Parser):
         *,
         finished: bool,
     ) -> DeltaMessage | None:
+        state = self._request
+        if state is not None and not finished:
+            # The usual call, once per token: the stream's deltas, and most often none or one
+            # piece of text, sent as it is (the general fold below gives the same).
+            if delta_token_ids:
+                state.tokens += len(delta_token_ids)
+                state.last_id = delta_token_ids[-1]
+            deltas = state.stream.feed(delta_text) if delta_text else None
+            if not deltas:
+                return None
+            if len(deltas) == 1:
+                delta = deltas[0]
+                if len(delta) == 1:
+                    text = delta.get(self._plain_key)
+                    if text is not None:
+                        return DeltaMessage(**{self._plain_key: text})
+                    if "content" in delta:
+                        return DeltaMessage(content=delta["content"])
+            return _delta_message(self._fold(state.engine_ids(deltas), request))
         self._initialize_history_tool_call_cnt(request)
         if self._prompt_ids is None and prompt_token_ids is not None:
             self.set_prompt_token_ids(prompt_token_ids)
-        state = self._request
-        deltas: list[dict[str, Any]] = []
+        deltas = []
         if state is None:
             state = self._request = self._new_request(request)
             deltas += state.start()
@@ -350,6 +369,10 @@ class RtcParser(Parser):
         return delta
 
     def _new_request(self, request: Any) -> Request:
+        # A reasoning piece alone is sent as it is when this request shows reasoning as
+        # reasoning; otherwise it goes through the fold (as content, or left out).
+        reasoning_plain = self._reasoning_parser is not None and request.include_reasoning
+        self._plain_key = REASONING_KEY if reasoning_plain else "content"
         state = Request(
             self._module,
             self._prefix,
