@@ -23,7 +23,7 @@ from typing import Any
 
 from catalogue_data import CATALOGUE, GENERATED
 
-# Token-shaped strings of the templates: <|name|>, <｜name｜>, [NAME], Gemma 4's <|name> and <name|>.
+# Token-shaped strings of the templates: <|name|>, <｜name｜>, [NAME], Gemma 4's <|name>, <name|>.
 _TOKEN = re.compile(
     r"<\|[^|<>\s]{1,40}\|>|<｜[^｜\s]{1,40}｜>|\[/?[A-Z_]{2,20}\]|<\|[a-z_\"]{1,20}>|<[a-z_\"]{1,20}\|>"
 )
@@ -81,8 +81,7 @@ def build_model(
     decide from); ``response_template``, when given, to ``tokenizer_config.json``. The
     architecture is a tiny Qwen2 the engine can describe without weights.
     """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from tokenizers import AddedToken
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
     data = family_data(name)

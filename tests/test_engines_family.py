@@ -28,7 +28,9 @@ def test_parser_names_are_rtc_and_one_per_family() -> None:
 
 def test_a_named_family_is_that_family() -> None:
     choice = family.choose("rtc-qwen3_coder", model_type="qwen3_moe")
-    assert choice.module is generated.get("qwen3_coder") and choice.reason == "named: rtc-qwen3_coder"
+    assert (
+        choice.module is generated.get("qwen3_coder") and choice.reason == "named: rtc-qwen3_coder"
+    )
     with pytest.raises(family.FamilyError, match="unknown rtc parser 'rtc-nope'.*rtc-xlam"):
         family.choose("rtc-nope")
 

@@ -29,7 +29,9 @@ try:
     import vllm  # noqa: F401
 except ImportError as error:
     if os.environ.get("RTC_REQUIRE_VLLM"):
-        raise ImportError(f"RTC_REQUIRE_VLLM is set but vLLM cannot be imported: {error}") from error
+        raise ImportError(
+            f"RTC_REQUIRE_VLLM is set but vLLM cannot be imported: {error}"
+        ) from error
     pytest.skip(
         "vLLM is not installed: these tests run in .ci/run's vllm job (vllm==0.33.0)",
         allow_module_level=True,
@@ -243,14 +245,20 @@ def _check(server: Server, rid: str, text: str, *, length_at: int | None = None,
 
 def test_several_calls_get_indexes_ids_and_typed_arguments(qwen3_server: Server) -> None:
     expected = _check(qwen3_server, "three", THREE_CALLS)
-    assert [name for name, _ in expected["tool_calls"]] == ["get_weather", "get_forecast", "get_time"]
+    assert [name for name, _ in expected["tool_calls"]] == [
+        "get_weather",
+        "get_forecast",
+        "get_time",
+    ]
     assert json.loads(expected["tool_calls"][1][1]) == {"city": "Rome", "days": 3}  # typed by tools
 
 
 def test_a_rejected_call_is_content_and_the_answer_goes_on(qwen3_server: Server) -> None:
     expected = _check(qwen3_server, "rejected", REJECTED)
     assert expected["tool_calls"] == []
-    assert expected["content"].startswith("Here:<tool_call>") and expected["content"].endswith("Done.")
+    assert expected["content"].startswith("Here:<tool_call>") and expected["content"].endswith(
+        "Done."
+    )
 
 
 def test_a_call_cut_off_by_the_length_limit_is_content(qwen3_server: Server) -> None:
@@ -296,7 +304,11 @@ def test_forced_tool_choice_is_refused_in_one_request_only(qwen3_server: Server)
     async def one(rid: str, text: str, length_at: int | None, stream: bool) -> None:
         qwen3_server.script(rid, text)
         extra = {} if length_at is None else {"max_tokens": length_at}
-        seen = text if length_at is None else hf.decode(hf.encode(text, add_special_tokens=False)[:length_at])
+        seen = (
+            text
+            if length_at is None
+            else hf.decode(hf.encode(text, add_special_tokens=False)[:length_at])
+        )
         expected = _expected(module, seen, QWEN3_PROMPT, WEATHER, length=length_at is not None)
         got = await _http(qwen3_server, rid, QWEN3_PROMPT, WEATHER, stream, **extra)
         assert got == (expected, _finish(expected, length_at is not None)), rid
@@ -304,7 +316,9 @@ def test_forced_tool_choice_is_refused_in_one_request_only(qwen3_server: Server)
     async def refused() -> None:
         qwen3_server.script("forced", THREE_CALLS)
         with pytest.raises(openai.BadRequestError, match="tool_choice"):
-            await _http(qwen3_server, "forced", QWEN3_PROMPT, WEATHER, False, tool_choice="required")
+            await _http(
+                qwen3_server, "forced", QWEN3_PROMPT, WEATHER, False, tool_choice="required"
+            )
 
     async def check() -> None:
         await asyncio.gather(refused(), *(one(*case) for case in cases))
@@ -322,7 +336,11 @@ def _serve_rtc(folder: Path, *flags: str) -> Server:
 
 @pytest.mark.parametrize(
     ("family", "model_type", "chosen"),
-    [("qwen3", "qwen3_moe", "qwen3"), ("gemma4", "gemma4", "gemma4_rtc"), ("glm4_moe", "glm4_moe", "glm4_moe")],
+    [
+        ("qwen3", "qwen3_moe", "qwen3"),
+        ("gemma4", "gemma4", "gemma4_rtc"),
+        ("glm4_moe", "glm4_moe", "glm4_moe"),
+    ],
 )
 def test_rtc_chooses_by_model_type(
     family: str, model_type: str, chosen: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -367,7 +385,13 @@ def test_tool_parser_alone_sends_reasoning_as_content(tmp_path: Path) -> None:
 
 def test_rtc_with_another_parser_is_refused(tmp_path: Path) -> None:
     folder = build_model("qwen3", tmp_path / "m", model_type="qwen3")
-    flags = ("--enable-auto-tool-choice", "--tool-call-parser", "hermes", "--reasoning-parser", "rtc")
+    flags = (
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "hermes",
+        "--reasoning-parser",
+        "rtc",
+    )
     with pytest.raises(TypeError, match="name the same rtc parser for both"):
         _serve_rtc(folder, *flags)
 
@@ -382,7 +406,9 @@ def test_the_interface_is_the_tested_one() -> None:
     assert vllm_plugin.interface_problems() == []
 
 
-def test_another_vllm_refuses_to_start_with_rtc(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_another_vllm_refuses_to_start_with_rtc(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from vllm.reasoning.abs_reasoning_parsers import ReasoningParserManager
     from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
 
@@ -416,5 +442,7 @@ def test_compare_reports_messages_and_cpu_time(tmp_path: Path) -> None:
     result = compare_family("qwen3", spec["qwen3"]["tokenizer"], spec["qwen3"]["cases"][:3], 1)
     assert set(result["us_per_token"]) == {"rtc", "hf", "vllm"} and result["tokens"] > 100
     assert set(result["ratio"]) == {"hf", "vllm"} and not result["errors"]
-    smollm3 = compare_family("smollm3", spec["smollm3"]["tokenizer"], spec["smollm3"]["cases"][:2], 1)
+    smollm3 = compare_family(
+        "smollm3", spec["smollm3"]["tokenizer"], spec["smollm3"]["cases"][:2], 1
+    )
     assert "hf" in smollm3["errors"] and "hf" not in smollm3["ratio"]  # join: hf refuses it

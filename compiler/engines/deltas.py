@@ -37,7 +37,9 @@ def tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
     return out
 
 
-def merge(deltas: Iterable[dict[str, Any]], *, reasoning_as_content: bool = False) -> dict[str, Any]:
+def merge(
+    deltas: Iterable[dict[str, Any]], *, reasoning_as_content: bool = False
+) -> dict[str, Any]:
     """One delta dict holding ``deltas`` in order: text of each key concatenated, tool-call
     entries kept in order, an entry joined to the previous one when it continues the same call
     (its arguments appended). ``reasoning_as_content``: reasoning text is sent as content (an

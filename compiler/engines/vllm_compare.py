@@ -277,9 +277,7 @@ def compare_family(name: str, folder: str, cases: list[dict], repeat: int) -> di
         "tokens": tokens,
         "floor_us": floor * 1e6,
         "us_per_token": {key: value * 1e6 for key, value in per_token.items()},
-        "ratio": {
-            key: per_token[key] / per_token["rtc"] for key in per_token if key != "rtc"
-        },
+        "ratio": {key: per_token[key] / per_token["rtc"] for key in per_token if key != "rtc"},
         "raw_ratio": {
             key: (per_token[key] + floor) / (per_token["rtc"] + floor)
             for key in per_token

@@ -66,7 +66,11 @@ def _model_type(tokenizer: Any, model_config: Any, model_name: str | None) -> st
         model_type = getattr(config, "model_type", None)
         if isinstance(model_type, str):
             return model_type
-    for name in (getattr(model_config, "model", None), model_name, getattr(tokenizer, "name_or_path", None)):
+    for name in (
+        getattr(model_config, "model", None),
+        model_name,
+        getattr(tokenizer, "name_or_path", None),
+    ):
         model_type = _model_type_on_disk(name) if isinstance(name, str) else None
         if model_type is not None:
             return model_type

@@ -186,10 +186,14 @@ def register() -> None:
     for name in family.parser_names():
         attributes = {"parser_name": name}
         ReasoningParserManager.register_module(
-            name=name, force=True, module=type(f"RtcReasoningParser[{name}]", (RtcReasoningParser,), attributes)
+            name=name,
+            force=True,
+            module=type(f"RtcReasoningParser[{name}]", (RtcReasoningParser,), attributes),
         )
         ToolParserManager.register_module(
-            name=name, force=True, module=type(f"RtcToolParser[{name}]", (RtcToolParser,), attributes)
+            name=name,
+            force=True,
+            module=type(f"RtcToolParser[{name}]", (RtcToolParser,), attributes),
         )
     original = ParserManager._compose_parser.__func__
     ParserManager._compose_parser = classmethod(compose(original))
