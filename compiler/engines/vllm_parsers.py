@@ -46,8 +46,15 @@ logger = init_logger("rtc.engines.vllm")
 
 def _decode(tokenizer: Any, token_ids: Sequence[int]) -> str:
     """The text of ``token_ids`` with every special token written out (the parser reads the
-    prompt as the model saw it)."""
-    return tokenizer.decode(list(token_ids), skip_special_tokens=False)
+    prompt as the model saw it). A fast tokenizer's own decoder is called directly: what
+    transformers' ``decode`` adds (checking and converting its argument, optional clean-up of
+    spaces, off here as vLLM's parsers have it) costs more than the decoding of a prompt."""
+    backend = getattr(tokenizer, "_tokenizer", None)
+    if backend is not None and hasattr(backend, "decode"):
+        return backend.decode(list(token_ids), skip_special_tokens=False)
+    return tokenizer.decode(
+        list(token_ids), skip_special_tokens=False, clean_up_tokenization_spaces=False
+    )
 
 
 def special_tokens(tokenizer: Any) -> list[str]:
@@ -153,6 +160,10 @@ def family_reasoning_names() -> tuple[str, ...]:
     from rtc.runtime.openai import REASONING_NAMES
 
     return REASONING_NAMES
+
+
+_MODEL_STOP_IDS: dict[tuple[int, int], tuple[Any, Any, frozenset[int]]] = {}
+"""By tokenizer and model configuration (kept alive with them): their stop token ids."""
 
 
 class _Named:
@@ -427,12 +438,19 @@ class RtcParser(Parser):
             return None
 
     def _stop_ids(self, request: Any) -> frozenset[int]:
+        """The tokens that end a generation as ``stop`` even at the limit: the tokenizer's eos,
+        the generation config's eos ids (as vLLM adds them), the request's stop tokens."""
+        key = (id(self.model_tokenizer), id(self._model_config))
+        model_ids = _MODEL_STOP_IDS.get(key)
+        if model_ids is None:
+            eos = getattr(self.model_tokenizer, "eos_token_id", None)
+            found = {eos} if isinstance(eos, int) else set()
+            config = self._model_config
+            generation = config.try_get_generation_config() if config is not None else {}
+            more = (generation or {}).get("eos_token_id")
+            found.update([more] if isinstance(more, int) else more or ())
+            model_ids = _MODEL_STOP_IDS[key] = (self.model_tokenizer, config, frozenset(found))
         ids = set(getattr(request, "stop_token_ids", None) or ())
-        eos = getattr(self.model_tokenizer, "eos_token_id", None)
-        if isinstance(eos, int) and not getattr(request, "ignore_eos", False):
-            ids.add(eos)
-        config = self._model_config
-        generation = config.try_get_generation_config() if config is not None else {}
-        more = (generation or {}).get("eos_token_id")
-        ids.update([more] if isinstance(more, int) else more or ())
-        return frozenset(ids)
+        if getattr(request, "ignore_eos", False):
+            return frozenset(ids)
+        return model_ids[2].union(ids)
