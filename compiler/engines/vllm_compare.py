@@ -1,10 +1,13 @@
 """rtc beside vLLM's own parsers, in vLLM's serving path: the messages, and the CPU time spent
 inside the parser objects per streamed token.
 
-    python -m rtc.compiler.engines.vllm_compare CASES.json [--repeat 5] [--json OUT]
+    python tests/engine_models.py FOLDER         # model folders and FOLDER/cases.json
+    python -m rtc.compiler.engines.vllm_compare FOLDER/cases.json [--cases N] [--json OUT]
+    python -m rtc.compiler.engines.vllm_compare FOLDER/cases.json --judge OUT   # beside 5.23.0
 
-CASES.json: ``{family: {"tokenizer": FOLDER, "cases": [{"prompt", "text", "tools"}, ...]}}`` (the
-plugin tests write one; a model folder holds the tokenizer the generation is decoded with). For
+``cases.json``: ``{family: {"tokenizer": FOLDER, "cases": [{"prompt", "text", "tools"}]}}``
+(``tests/engine_models.py`` writes it, from the catalogue's fixtures, with a model folder per
+family: the tokenizer the generation is decoded with). For
 each family, three parsers read each case token by token through vLLM's ``ChatStreamProcessor``
 (what ``OpenAIServingChat`` calls per chunk), built as the server builds them
 (``ParserManager.get_parser``):
@@ -288,6 +291,79 @@ def compare_family(name: str, folder: str, cases: list[dict], repeat: int) -> di
     }
 
 
+def reference_message(name: str, case: dict[str, Any]) -> dict[str, Any]:
+    """What transformers 5.23.0 makes of a case, in the comparison's shape (run where the
+    reference is installed: vLLM's environment cannot hold it)."""
+    from transformers.utils.chat_parsing import parse_response
+
+    from rtc import generated
+
+    template = generated.get(name).TEMPLATE
+    try:
+        message = parse_response(case["text"], template, prefix=case["prompt"], tools=case["tools"])
+    except Exception as error:  # the reference raises: no message at all
+        return {"error": f"{type(error).__name__}: {error}"[:200]}
+    reasoning = next((message[k] for k in REASONING_NAMES if message.get(k)), None)
+    calls = []
+    for call in message.get("tool_calls") or ():
+        function = call.get("function", call) if isinstance(call, dict) else {}
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        calls.append((function.get("name"), arguments))
+    content = message.get("content")
+    return {
+        "content": content if isinstance(content, str) and content else None,
+        "reasoning": reasoning if isinstance(reasoning, str) else None,
+        "tool_calls": calls,
+    }
+
+
+def judge(results: list[dict[str, Any]], spec: dict[str, Any]) -> list[str]:
+    """For each message that differs from rtc's, which side gives what transformers 5.23.0
+    gives (tool-call arguments compared as JSON values)."""
+
+    def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        def norm(m: dict[str, Any]) -> Any:
+            calls = [(n, json.loads(a) if _is_json(a) else a) for n, a in m.get("tool_calls", [])]
+            return (m.get("content"), m.get("reasoning"), calls, m.get("error"))
+
+        return norm(a) == norm(b)
+
+    lines = []
+    for result in results:
+        name = result["family"]
+        for other, differences in result["differences"].items():
+            for difference in differences:
+                case = spec[name]["cases"][difference["case"]]
+                reference = reference_message(name, case)
+                rtc_side = {**difference["rtc"], "tool_calls": difference["rtc"]["tool_calls"]}
+                verdict = [
+                    side
+                    for side, message in (("rtc", rtc_side), (other, difference[other]))
+                    if same(
+                        {
+                            **message,
+                            "tool_calls": [tuple(c) for c in message.get("tool_calls", [])],
+                        },
+                        reference,
+                    )
+                ]
+                lines.append(
+                    f"{name} {case['id']}: rtc and {other} differ; the reference agrees with "
+                    f"{' and '.join(verdict) or 'neither'}"
+                )
+    return lines
+
+
+def _is_json(text: Any) -> bool:
+    try:
+        json.loads(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _summary(results: list[dict[str, Any]]) -> str:
     lines = []
     for other in ("hf", "vllm"):
@@ -308,7 +384,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--families", nargs="*")
+    parser.add_argument("--cases", type=int, help="at most this many cases per family")
+    parser.add_argument(
+        "--judge",
+        type=Path,
+        help="a --json result: say for each difference which side transformers 5.23.0 agrees "
+        "with (run where the reference is installed)",
+    )
     args = parser.parse_args(argv)
+    if args.judge:
+        spec = json.loads(args.cases.read_text(encoding="utf-8"))
+        results = json.loads(args.judge.read_text(encoding="utf-8"))
+        print("\n".join(judge(results, spec)))
+        return 0
     from . import vllm_plugin
 
     vllm_plugin.register()
@@ -317,12 +405,14 @@ def main(argv: list[str] | None = None) -> int:
     for name, family in spec.items():
         if args.families and name not in args.families:
             continue
-        result = compare_family(name, family["tokenizer"], family["cases"], args.repeat)
+        cases = family["cases"][: args.cases] if args.cases else family["cases"]
+        result = compare_family(name, family["tokenizer"], cases, args.repeat)
         results.append(result)
         us = ", ".join(f"{k} {v:.1f} µs" for k, v in result["us_per_token"].items())
         ratio = ", ".join(f"{k} {v:.1f}x" for k, v in result["ratio"].items())
         diffs = ", ".join(f"{k} {len(v)}" for k, v in result["differences"].items())
         print(f"{name}: {us} (floor {result['floor_us']:.2f} µs); {ratio}; differences: {diffs}")
+        sys.stdout.flush()
         for key, error in result["errors"].items():
             print(f"  {key}: {error}")
     print(_summary(results))
