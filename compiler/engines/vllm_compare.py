@@ -2,7 +2,7 @@
 inside the parser objects per streamed token.
 
     python tests/engine_models.py FOLDER         # model folders and FOLDER/cases.json
-    python -m rtc.compiler.engines.vllm_compare FOLDER/cases.json [--cases N] [--json OUT]
+    python -m rtc.compiler.engines.vllm_compare FOLDER/cases.json [--per-family N] [--json OUT]
     python -m rtc.compiler.engines.vllm_compare FOLDER/cases.json --judge OUT   # beside 5.23.0
 
 ``cases.json``: ``{family: {"tokenizer": FOLDER, "cases": [{"prompt", "text", "tools"}]}}``
@@ -384,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--families", nargs="*")
-    parser.add_argument("--cases", type=int, help="at most this many cases per family")
+    parser.add_argument("--per-family", type=int, help="at most this many cases per family")
     parser.add_argument(
         "--judge",
         type=Path,
@@ -405,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, family in spec.items():
         if args.families and name not in args.families:
             continue
-        cases = family["cases"][: args.cases] if args.cases else family["cases"]
+        cases = family["cases"][: args.per_family] if args.per_family else family["cases"]
         result = compare_family(name, family["tokenizer"], cases, args.repeat)
         results.append(result)
         us = ", ".join(f"{k} {v:.1f} µs" for k, v in result["us_per_token"].items())
