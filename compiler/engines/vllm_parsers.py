@@ -326,13 +326,12 @@ class RtcParser(Parser):
         self._initialize_history_tool_call_cnt(request)
         state = self._new_request(request)
         deltas = state.start() + state.feed(model_output, list(model_output_token_ids))
-        last, message = state.finish()
-        delta = self._fold([*deltas, *last], request)
+        # What the deltas accumulate to (the stream's message, folded as a stream is).
+        delta = self._fold([*deltas, *state.finish()[0]], request)
         calls = [
             FunctionCall(id=entry["id"], **entry["function"])
             for entry in delta.get("tool_calls", ())
         ]
-        del message  # the deltas accumulate to it; what vLLM returns is folded from them
         return delta.get(REASONING_KEY), delta.get("content"), calls or None
 
     def parse_delta(
