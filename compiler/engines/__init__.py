@@ -1,0 +1,9 @@
+"""Serving-engine plugins: rtc's parsers inside vLLM, chosen for the served model.
+
+``family`` (which parser a served model gets: ``rtc`` or ``rtc-<family>``), ``deltas`` (what an
+engine adapter does with a ``DeltaStream``: one delta per engine call, the engine's call ids, the
+length limit; nothing engine-specific, so that another engine's adapter reuses it), then vLLM's:
+``vllm_plugin`` (the ``vllm.general_plugins`` entry point) with ``vllm_parsers`` (vLLM's parser
+objects) and ``vllm_compare`` (rtc beside vLLM's own parsers: messages and CPU time). The vLLM
+modules import vLLM; nothing here is imported by ``rtc.runtime`` or a generated parser.
+"""

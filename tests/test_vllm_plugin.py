@@ -1,0 +1,448 @@
+"""rtc's vLLM plugin through vLLM's real serving code (vLLM 0.33.0; .ci/run's vllm job).
+
+Every catalogue family is served by vLLM's own OpenAI app (``vllm_harness.serve``: vLLM's CLI
+parser and checks, engine configuration, ``build_app``/``init_app_state``), started with
+``--enable-auto-tool-choice --tool-call-parser rtc-<family> --reasoning-parser rtc-<family>``,
+over a scripted engine that streams the family's real model outputs (``fixtures.jsonl``) one
+token at a time. Each answer, streamed and not, through vLLM's ``OpenAIServingChat`` and through
+HTTP read by the official ``openai`` client, must equal what the family's ``parse_openai`` gives
+for the same text, prompt and tools (call ids aside: vLLM makes its own). Then what a server
+meets: rejected regions, ``length`` cut-offs, several calls, concurrent requests, the ``rtc``
+name choosing a family, and a vLLM the plugin was not written for.
+
+Without vLLM (README's test command) the module is skipped; CI's vllm job sets
+``RTC_REQUIRE_VLLM=1``, under which a missing vLLM fails instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    import vllm  # noqa: F401
+except ImportError as error:
+    if os.environ.get("RTC_REQUIRE_VLLM"):
+        raise ImportError(
+            f"RTC_REQUIRE_VLLM is set but vLLM cannot be imported: {error}"
+        ) from error
+    pytest.skip(
+        "vLLM is not installed: these tests run in .ci/run's vllm job (vllm==0.33.0)",
+        allow_module_level=True,
+    )
+
+from engine_models import build_model, fixture_cases, write_comparison
+from vllm_harness import Server, openai_client, serve
+
+from rtc import generated
+
+pytestmark = pytest.mark.xdist_group("vllm")
+
+FIXTURES_PER_FAMILY = 3
+FAMILIES = generated.names()
+
+
+def _expected(module: Any, text: str, prompt: str, tools: list[Any], *, length: bool = False):
+    stream = module.DeltaStream(prompt, tools=tools, reasoning_key="reasoning")
+    stream.feed(text)
+    _, message, _ = stream.finish("length" if length else "stop")
+    return _shape(message)
+
+
+def _shape(message: dict[str, Any]) -> dict[str, Any]:
+    """role, content, reasoning, tool calls (name, arguments) in order: a message without ids."""
+    calls = [
+        (c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls") or []
+    ]
+    return {
+        "content": message.get("content") or None,
+        "reasoning": message.get("reasoning") or None,
+        "tool_calls": calls,
+    }
+
+
+def _from_chunks(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], str | None]:
+    """The message OpenAI's streaming clients accumulate from chunk dicts, and the finish reason;
+    checks that each call's id and name come once, on its first entry."""
+    content, reasoning, calls = [], [], {}
+    finish = None
+    for chunk in chunks:
+        for choice in chunk.get("choices", ()):
+            delta = choice.get("delta") or {}
+            content.append(delta.get("content") or "")
+            reasoning.append(delta.get("reasoning") or "")
+            for entry in delta.get("tool_calls") or ():
+                call = calls.get(entry["index"])
+                function = entry.get("function") or {}
+                if call is None:
+                    assert entry.get("id") and function.get("name"), entry
+                    call = calls[entry["index"]] = {"id": entry["id"], "name": function["name"]}
+                    call["arguments"] = ""
+                else:
+                    assert not entry.get("id") and not function.get("name"), entry
+                call["arguments"] += function.get("arguments") or ""
+            finish = choice.get("finish_reason") or finish
+    assert sorted(calls) == list(range(len(calls))), "indexes count from 0 without gaps"
+    message = {
+        "content": "".join(content),
+        "reasoning": "".join(reasoning),
+        "tool_calls": [
+            {"id": c["id"], "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for _, c in sorted(calls.items())
+        ],
+    }
+    return _shape(message), finish
+
+
+def _finish(expected: dict[str, Any], length: bool) -> str:
+    return "length" if length else "tool_calls" if expected["tool_calls"] else "stop"
+
+
+async def _direct(server: Server, rid: str, prompt: str, tools: list[Any], stream: bool, **extra):
+    """One request through the app's ``OpenAIServingChat``: (message, finish_reason)."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+    request = ChatCompletionRequest(
+        model=server.model,
+        messages=[{"role": "user", "content": "hi"}],
+        tools=tools,
+        stream=stream,
+        request_id=rid,
+        chat_template_kwargs={"rtc_prompt": prompt},
+        **extra,
+    )
+    answer = await server.chat.create_chat_completion(request)
+    if not stream:
+        assert not hasattr(answer, "error"), answer
+        choice = answer.choices[0]
+        return _shape(choice.message.model_dump()), choice.finish_reason
+    chunks = []
+    async for frame in answer:
+        body = frame.removeprefix("data: ").strip()
+        if body and body != "[DONE]":
+            chunks.append(json.loads(body))
+    return _from_chunks(chunks)
+
+
+async def _http(server: Server, rid: str, prompt: str, tools: list[Any], stream: bool, **extra):
+    """One request over HTTP with the official openai client: (message, finish_reason)."""
+    client = openai_client(server)
+    answer = await client.chat.completions.create(
+        model=server.model,
+        messages=[{"role": "user", "content": "hi"}],
+        tools=tools,
+        stream=stream,
+        extra_body={"request_id": rid, "chat_template_kwargs": {"rtc_prompt": prompt}},
+        **extra,
+    )
+    if not stream:
+        choice = answer.choices[0]
+        return _shape(choice.message.model_dump()), choice.finish_reason
+    return _from_chunks([chunk.model_dump() async for chunk in answer])
+
+
+def _run(coroutine: Any) -> Any:
+    return asyncio.run(coroutine)
+
+
+async def _family_server(name: str, folder: Path) -> Server:
+    build_model(name, folder)
+    flags = ("--enable-auto-tool-choice", "--tool-call-parser", f"rtc-{name}")
+    return await serve(folder, *flags, "--reasoning-parser", f"rtc-{name}")
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_every_family_streams_and_answers_like_parse_openai(name: str, tmp_path: Path) -> None:
+    module = generated.get(name)
+    rows = fixture_cases(name)[:FIXTURES_PER_FAMILY]
+    assert rows, f"{name}: no fixture without an end-of-turn token"
+
+    async def check() -> None:
+        server = await _family_server(name, tmp_path / name)
+        for i, row in enumerate(rows):
+            prompt, tools = row["prompt"], row["tools"]
+            expected = _expected(module, row["text"], prompt, tools)
+            finish = _finish(expected, False)
+            ways = [("direct", _direct, True), ("direct", _direct, False)]
+            if i == 0:
+                ways += [("http", _http, True), ("http", _http, False)]
+            for way, call, stream in ways:
+                rid = f"{row['id']}-{way}-{stream}"
+                script = server.script(rid, row["text"])
+                got = await call(server, rid, prompt, tools, stream)
+                assert "".join(script.decoded) == row["text"], f"{rid}: the engine dropped text"
+                assert got == (expected, finish), f"{name} {rid}"
+
+    _run(check())
+
+
+# -- what a server meets -----------------------------------------------------------------------
+
+QWEN3_PROMPT = "<|im_start|>user\nWeather in Paris and Rome?<|im_end|>\n<|im_start|>assistant\n"
+WEATHER = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            },
+        },
+    }
+    for name in ("get_weather", "get_forecast", "get_time")
+]
+
+
+def _call(name: str, arguments: str) -> str:
+    return f'<tool_call>\n{{"name": "{name}", "arguments": {arguments}}}\n</tool_call>'
+
+
+THREE_CALLS = (
+    "<think>Three tools.</think>I will check."
+    + _call("get_weather", '{"city": "Paris"}')
+    + _call("get_forecast", '{"city": "Rome", "days": "3"}')
+    + _call("get_time", '{"city": "Oslo"}')
+)
+REJECTED = "<think>Hm.</think>Here:" + _call("get_weather", '{"city": "Paris",}') + "Done."
+
+
+@pytest.fixture(scope="module")
+def qwen3_server(tmp_path_factory: pytest.TempPathFactory) -> Server:
+    return _run(_family_server("qwen3", tmp_path_factory.mktemp("qwen3") / "model"))
+
+
+def _check(server: Server, rid: str, text: str, *, length_at: int | None = None, **extra) -> None:
+    """Streamed and not, direct and over HTTP, ``text`` answers as rtc's stream does (cut by
+    ``max_tokens=length_at`` when given)."""
+    module = server.chat.parser_cls.choice.module
+    hf = getattr(server.tokenizer, "tokenizer", server.tokenizer)
+    length = length_at is not None
+    seen = text
+    if length:
+        seen = hf.decode(hf.encode(text, add_special_tokens=False)[:length_at])
+        extra["max_tokens"] = length_at
+    expected = _expected(module, seen, QWEN3_PROMPT, WEATHER, length=length)
+    finish = _finish(expected, length)
+
+    async def check() -> None:
+        for way, call in (("direct", _direct), ("http", _http)):
+            for stream in (True, False):
+                key = f"{rid}-{way}-{stream}"
+                server.script(key, text)
+                got = await call(server, key, QWEN3_PROMPT, WEATHER, stream, **extra)
+                assert got == (expected, finish), key
+
+    _run(check())
+    return expected
+
+
+def test_several_calls_get_indexes_ids_and_typed_arguments(qwen3_server: Server) -> None:
+    expected = _check(qwen3_server, "three", THREE_CALLS)
+    assert [name for name, _ in expected["tool_calls"]] == [
+        "get_weather",
+        "get_forecast",
+        "get_time",
+    ]
+    assert json.loads(expected["tool_calls"][1][1]) == {"city": "Rome", "days": 3}  # typed by tools
+
+
+def test_a_rejected_call_is_content_and_the_answer_goes_on(qwen3_server: Server) -> None:
+    expected = _check(qwen3_server, "rejected", REJECTED)
+    assert expected["tool_calls"] == []
+    assert expected["content"].startswith("Here:<tool_call>") and expected["content"].endswith(
+        "Done."
+    )
+
+
+def test_a_call_cut_off_by_the_length_limit_is_content(qwen3_server: Server) -> None:
+    hf = getattr(qwen3_server.tokenizer, "tokenizer", qwen3_server.tokenizer)
+    cut = len(hf.encode(THREE_CALLS[: THREE_CALLS.index("Rome")], add_special_tokens=False))
+    expected = _check(qwen3_server, "cut", THREE_CALLS, length_at=cut)
+    assert [name for name, _ in expected["tool_calls"]] == ["get_weather"]
+    assert expected["content"].endswith('"arguments": {"city": "')
+
+
+def test_reasoning_left_out_when_the_request_asks(qwen3_server: Server) -> None:
+    async def check() -> None:
+        for stream in (True, False):
+            qwen3_server.script(f"noreason-{stream}", THREE_CALLS)
+            message, _ = await _direct(
+                qwen3_server,
+                f"noreason-{stream}",
+                QWEN3_PROMPT,
+                WEATHER,
+                stream,
+                include_reasoning=False,
+            )
+            assert message["reasoning"] is None and len(message["tool_calls"]) == 3
+
+    _run(check())
+
+
+def test_forced_tool_choice_is_refused_in_one_request_only(qwen3_server: Server) -> None:
+    """Concurrent requests: each answers as alone, whatever another one does (a refused
+    tool_choice, a rejected region, a cut-off, streamed and not)."""
+    import openai
+
+    hf = getattr(qwen3_server.tokenizer, "tokenizer", qwen3_server.tokenizer)
+    module = qwen3_server.chat.parser_cls.choice.module
+    cut = len(hf.encode(THREE_CALLS[: THREE_CALLS.index("Rome")], add_special_tokens=False))
+    cases = []
+    for i in range(12):
+        text = (THREE_CALLS, REJECTED, f"<think>{i}</think>Answer {i}.")[i % 3]
+        ids = hf.encode(text, add_special_tokens=False)
+        length_at = cut if i % 4 == 3 and len(ids) >= cut else None
+        cases.append((f"many-{i}", text, length_at, i % 2 == 0))
+
+    async def one(rid: str, text: str, length_at: int | None, stream: bool) -> None:
+        qwen3_server.script(rid, text)
+        extra = {} if length_at is None else {"max_tokens": length_at}
+        seen = (
+            text
+            if length_at is None
+            else hf.decode(hf.encode(text, add_special_tokens=False)[:length_at])
+        )
+        expected = _expected(module, seen, QWEN3_PROMPT, WEATHER, length=length_at is not None)
+        got = await _http(qwen3_server, rid, QWEN3_PROMPT, WEATHER, stream, **extra)
+        assert got == (expected, _finish(expected, length_at is not None)), rid
+
+    async def refused() -> None:
+        qwen3_server.script("forced", THREE_CALLS)
+        with pytest.raises(openai.BadRequestError, match="tool_choice"):
+            await _http(
+                qwen3_server, "forced", QWEN3_PROMPT, WEATHER, False, tool_choice="required"
+            )
+
+    async def check() -> None:
+        await asyncio.gather(refused(), *(one(*case) for case in cases))
+
+    _run(check())
+
+
+# -- choosing the family --------------------------------------------------------------------------
+
+
+def _serve_rtc(folder: Path, *flags: str) -> Server:
+    base = ("--enable-auto-tool-choice", "--tool-call-parser", "rtc", "--reasoning-parser", "rtc")
+    return _run(serve(folder, *(flags or base)))
+
+
+@pytest.mark.parametrize(
+    ("family", "model_type", "chosen"),
+    [
+        ("qwen3", "qwen3_moe", "qwen3"),
+        ("gemma4", "gemma4", "gemma4_rtc"),
+        ("glm4_moe", "glm4_moe", "glm4_moe"),
+    ],
+)
+def test_rtc_chooses_by_model_type(
+    family: str, model_type: str, chosen: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="rtc.engines.vllm"):
+        server = _serve_rtc(build_model(family, tmp_path / "m", model_type=model_type))
+    choice = server.chat.parser_cls.choice
+    assert choice.name == chosen and model_type in choice.reason
+    assert f"rtc parses with {chosen}" in caplog.text
+
+
+def test_rtc_reads_the_tokenizer_response_template(tmp_path: Path) -> None:
+    catalogue = json.loads((Path(generated.__file__).parent / "smollm3.json").read_text())
+    server = _serve_rtc(build_model("smollm3", tmp_path / "a", response_template=catalogue))
+    assert server.chat.parser_cls.choice.name == "smollm3"
+    own = {**catalogue, "fields": {**catalogue["fields"]}}
+    own["fields"]["content"] = {**own["fields"]["content"], "content_args": {"strip": True}}
+    server = _serve_rtc(build_model("smollm3", tmp_path / "b", response_template=own))
+    choice = server.chat.parser_cls.choice
+    assert choice.name == "response_template" and choice.module.TEMPLATE == own
+
+
+def test_rtc_refuses_to_start_when_the_format_is_unknown(tmp_path: Path) -> None:
+    folder = build_model("llama3", tmp_path / "m", model_type="llama")
+    # vLLM builds the reasoning parser while it reads its configuration: the server stops there.
+    with pytest.raises(ValueError, match=r"model_type 'llama'.*rtc-llama3.*rtc-xlam"):
+        _serve_rtc(folder)
+
+
+def test_tool_parser_alone_sends_reasoning_as_content(tmp_path: Path) -> None:
+    folder = build_model("qwen3", tmp_path / "m", model_type="qwen3")
+    server = _serve_rtc(folder, "--enable-auto-tool-choice", "--tool-call-parser", "rtc")
+
+    async def check() -> None:
+        server.script("alone", THREE_CALLS)
+        message, finish = await _direct(server, "alone", QWEN3_PROMPT, WEATHER, True)
+        assert message["reasoning"] is None and message["content"] == "Three tools.I will check."
+        assert len(message["tool_calls"]) == 3 and finish == "tool_calls"
+
+    _run(check())
+
+
+def test_rtc_with_another_parser_is_refused(tmp_path: Path) -> None:
+    folder = build_model("qwen3", tmp_path / "m", model_type="qwen3")
+    flags = (
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "hermes",
+        "--reasoning-parser",
+        "rtc",
+    )
+    with pytest.raises(TypeError, match="name the same rtc parser for both"):
+        _serve_rtc(folder, *flags)
+
+
+# -- the vLLM it was written for ------------------------------------------------------------------
+
+
+def test_the_interface_is_the_tested_one() -> None:
+    from rtc.compiler.engines import vllm_plugin
+
+    assert vllm.__version__ in vllm_plugin.TESTED
+    assert vllm_plugin.interface_problems() == []
+
+
+def test_another_vllm_refuses_to_start_with_rtc(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from vllm.reasoning.abs_reasoning_parsers import ReasoningParserManager
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+    from rtc.compiler.engines import vllm_plugin
+
+    monkeypatch.setattr(vllm, "__version__", "0.34.0")
+    monkeypatch.setitem(
+        vllm_plugin.INTERFACE, "vllm.parser.abstract_parser:Parser.parse", ("self", "text")
+    )
+    problems = vllm_plugin.interface_problems()
+    assert problems[0] == "vLLM 0.34.0 is not a tested release (0.33.0)"
+    assert "Parser.parse takes (self, model_output" in problems[1]
+    monkeypatch.setattr(ToolParserManager, "tool_parsers", dict(ToolParserManager.tool_parsers))
+    monkeypatch.setattr(
+        ReasoningParserManager, "reasoning_parsers", dict(ReasoningParserManager.reasoning_parsers)
+    )
+    monkeypatch.setattr(vllm_plugin, "_REGISTERED", False)
+    vllm_plugin.register()
+    folder = build_model("qwen3", tmp_path / "m", model_type="qwen3")
+    with pytest.raises(Exception, match=r"written for vLLM 0\.33\.0.*0\.34\.0 is not a tested"):
+        _serve_rtc(folder)
+
+
+# -- beside vLLM's own parsers ---------------------------------------------------------------------
+
+
+def test_compare_reports_messages_and_cpu_time(tmp_path: Path) -> None:
+    from rtc.compiler.engines.vllm_compare import compare_family
+
+    spec = json.loads(write_comparison(tmp_path, ["qwen3", "smollm3"]).read_text())
+    result = compare_family("qwen3", spec["qwen3"]["tokenizer"], spec["qwen3"]["cases"][:3], 1)
+    assert set(result["us_per_token"]) == {"rtc", "hf", "vllm"} and result["tokens"] > 100
+    assert set(result["ratio"]) == {"hf", "vllm"} and not result["errors"]
+    smollm3 = compare_family(
+        "smollm3", spec["smollm3"]["tokenizer"], spec["smollm3"]["cases"][:2], 1
+    )
+    assert "hf" in smollm3["errors"] and "hf" not in smollm3["ratio"]  # join: hf refuses it
