@@ -36,7 +36,8 @@ def test_a_named_family_is_that_family() -> None:
 
 
 def test_the_model_type_chooses_and_prefers_the_rtc_sibling() -> None:
-    assert family.choose("rtc", model_type="qwen3_moe").name == "qwen3"
+    choice = family.choose("rtc", model_type="qwen3_moe")
+    assert choice.name == "qwen3_rtc" and "sibling qwen3_rtc" in choice.reason
     choice = family.choose("rtc", model_type="gemma4")
     assert choice.name == "gemma4_rtc" and "sibling gemma4_rtc" in choice.reason
     assert family.choose("rtc", model_type="qwen3_5_moe").name == "qwen3_5_rtc"

@@ -16,7 +16,7 @@ one :class:`FamilyError` line that says what to do instead. In order:
    families read back what the served chat template writes), else the catalogue's own map
    (``rtc.generated.for_model_type``: only types that one format serves). Where the catalogue
    keeps an rtc-maintained sibling of an official template (``gemma4`` → ``gemma4_rtc``,
-   ``qwen3_5`` → ``qwen3_5_rtc``), the sibling is chosen: it reads more of what the models
+   ``qwen3`` → ``qwen3_rtc``, ``qwen3_5`` → ``qwen3_5_rtc``), the sibling is chosen: it reads more of what the models
    really write (README, Serving engines). No confident answer: :class:`FamilyError` naming the
    ``rtc-<family>`` choices.
 
@@ -181,14 +181,22 @@ def _compiled(template: dict[str, Any]) -> Choice:
 
 
 def chat_template_evidence(chat_template: str, special_tokens: dict[str, str]) -> Evidence | None:
-    """Which catalogue families read back what ``chat_template`` writes; ``None``: no evidence.
+    """Which catalogue families read back what ``chat_template`` writes (``rtc match``): its
+    probe conversations rendered with the served chat template, parsed back by every catalogue
+    parser; ``best`` holds the families that give back every probe as written. None when the
+    chat template cannot be rendered (then :func:`choose` falls back to the ``model_type``)."""
+    from rtc.compiler.chat import ChatTemplateError
+    from rtc.compiler.match import match
 
-    The seam for ``rtc match`` (``rtc.compiler.match``): it renders probe conversations with the
-    served chat template and ranks the catalogue's parsers by how many come back as written. Until
-    that module is part of rtc, nothing can be said here and :func:`choose` falls back to the
-    catalogue's ``model_type`` map.
-    """
-    return None
+    try:
+        found = match(chat_template, special_tokens)
+    except ChatTemplateError:
+        return None
+    if not found.rendered:
+        return None
+    top = found.ranking[0] if found.ranking else None
+    probes = f"{top.passed}/{top.total} probes" if top is not None else "no probe"
+    return Evidence(tuple(found.best), f"rtc match: {probes} read back as written")
 
 
 def _by_evidence(
