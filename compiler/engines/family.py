@@ -16,9 +16,9 @@ one :class:`FamilyError` line that says what to do instead. In order:
    families read back what the served chat template writes), else the catalogue's own map
    (``rtc.generated.for_model_type``: only types that one format serves). Where the catalogue
    keeps an rtc-maintained sibling of an official template (``gemma4`` → ``gemma4_rtc``,
-   ``qwen3`` → ``qwen3_rtc``, ``qwen3_5`` → ``qwen3_5_rtc``), the sibling is chosen: it reads more of what the models
-   really write (README, Serving engines). No confident answer: :class:`FamilyError` naming the
-   ``rtc-<family>`` choices.
+   ``qwen3`` → ``qwen3_rtc``, ``qwen3_5`` → ``qwen3_5_rtc``), the sibling is chosen: it reads
+   more of what the models really write (README, Serving engines). No confident answer:
+   :class:`FamilyError` naming the ``rtc-<family>`` choices.
 
 Imports only the standard library and rtc (the compiler only when a template must be compiled).
 """
