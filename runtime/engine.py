@@ -17,7 +17,7 @@ the serving contract the OpenAI delta layer drives the parser through (``serving
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from . import oneshot
@@ -210,7 +210,7 @@ class CompiledParser:
     # parse_response may take one end-of-stream pass instead of feed() + finalize().
     _whole_pass_exact: ClassVar[bool]
     _anchor: ClassVar[Any]  # see oneshot.truncate
-    _copy_defaults: ClassVar[Any]  # a fresh copy of _defaults, made when the subclass is
+    _copy_defaults: ClassVar[Callable[[], dict[str, Any]]]  # a fresh copy of _defaults
     # Public, derived from the above when the subclass is made.
     fields: ClassVar[tuple[FieldInfo, ...]] = ()
     field_index: ClassVar[dict[str, int]] = {}  # field name -> index

@@ -29,7 +29,7 @@ __all__ = ["loads"]
 # The scanner of a decoder with json.loads' defaults (plain dicts and lists, float and int for
 # numbers, NaN/Infinity/-Infinity accepted, control characters in strings rejected): the C
 # scanner where CPython has it, as json.loads uses.
-_scan = make_scanner(json.JSONDecoder())
+_scan = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # (typeshed: a context)
 
 # JSON whitespace, which json.loads skips before and after the value (nothing else).
 _SPACE = " \t\n\r"
