@@ -223,8 +223,10 @@ def _by_evidence(
         return pick(default), reason
     if len(bases) == 1:
         return pick(bases.pop()), f"the chat template reads back through it alone ({found.how})"
+    served = f"model_type {model_type!r}" if model_type else "an unknown model_type"
     raise FamilyError(
-        f"the chat template reads back equally well through {', '.join(best)} ({found.how}): "
+        f"{served}: the chat template reads back equally well through {', '.join(best)} "
+        f"({found.how}): "
         f"name one with --tool-call-parser/--reasoning-parser "
         f"{' or '.join(PREFIX + '-' + name for name in best)}"
     )
