@@ -298,7 +298,7 @@ def test_catalogue_sources_found() -> None:
 
 
 def test_benchmark_templates_are_frozen() -> None:
-    """The bench's own 16 templates are the ones issue 13 set its targets on (byte copies of
+    """The bench's own 16 templates are the ones the tool-call targets were set on (byte copies of
     the catalogue at that time): they must not move when the catalogue changes."""
     sources = bench.catalogue_sources()
     assert [p.stem for p in sources] == [

@@ -1,4 +1,4 @@
-"""``rtc bench``: how fast generated parsers are, next to transformers' interpreter (issues 4, 5).
+"""``rtc bench``: how fast generated parsers are, next to transformers' interpreter.
 
 The workloads are built from each template's own delimiters: literals are used as they are, and
 for patterns a sample string is generated from the parsed regex (preferring realistic values for
@@ -26,7 +26,7 @@ What is timed, for rtc, for the reference (transformers 5.23.0, when installed) 
   4 KB to 128 KB of prose; and the share of chunks that leave the parser's fast path;
 - the floor: a ``feed()`` that only returns a list holding one 4-key ``region_chunk`` dict, driven
   by the same loop; no parser can stream faster than that in Python;
-- with ``--abuse`` (issue 5): an 8 MB generation fed in 4 KB chunks (per-character cost of the
+- with ``--abuse``: an 8 MB generation fed in 4 KB chunks (per-character cost of the
   first and last eighth) and one character at a time at its start and at its end (under a time
   budget), and a flood of partial delimiters (``<`` repeated) at 1 MB and 8 MB: a parser whose
   per-character cost grows with the text shows ratios well above 1.

@@ -1,4 +1,4 @@
-"""Abuse runs (issue 5): a very long generation and floods of partial delimiters.
+"""Abuse runs: a very long generation and floods of partial delimiters.
 
 A parser whose per-character cost grows with the text shows ratios well above 1.
 """
@@ -18,7 +18,7 @@ from .workloads import Composer, TemplatePlan, region_parts
 def abuse_runs(
     plan: TemplatePlan, sides: Sides, config: BenchConfig, say: Progress, name: str
 ) -> dict[str, Any]:
-    """Issue 5's workloads; the garbage collector stays on here, as in a long-running server
+    """The abuse workloads; the garbage collector stays on here, as in a long-running server
     (a parser whose live objects grow with the text would pay for it in collections)."""
     region = plan.reasoning or plan.content
     if region is None or region.problem or plan.anchor is None:

@@ -93,24 +93,24 @@ QUICK = BenchConfig(
 )
 
 TARGETS: dict[str, tuple[str, float]] = {
-    # metric key -> (comparison, target), from issue 4.
+    # metric key -> (comparison, target): streaming, one-shot, construction, linearity.
     "stream_speedup": (">=", 8.0),
     "stream_floor": ("<=", 2.5),
     "oneshot_short_speedup": (">=", 12.0),
     "oneshot_large_speedup": (">=", 5.0),
     "construct_speedup": (">=", 12.0),
     "linearity": ("<=", 1.2),
-    # issue 5: cost per character must not grow with the length of the text.
+    # abuse: cost per character must not grow with the length of the text.
     "abuse_linearity": ("<=", 1.2),
-    # issue 13: short tool-calling generations under every prompt shape (pooled over all
+    # short tool-calling generations under every prompt shape (pooled over all
     # template x workload x prompt shape entries), and no template slow on 128 KB.
     "oneshot_calls_speedup": (">=", 10.0),
     "oneshot_calls_speedup_loaded": (">=", 4.0),
     "oneshot_calls_lowest": (">=", 6.0),
     "oneshot_large_lowest": (">=", 5.0),
-    # issue 9: OpenAI deltas cost at most this much more than the parser they come from.
+    # OpenAI deltas cost at most this much more than the parser they come from.
     "deltas_over_rtc": ("<=", 1.5),
-    # issue 20: the answer region of every family streamed in token-sized chunks (the
+    # region streams: the answer region of every family streamed in token-sized chunks (the
     # ``answer`` region workload): the median and every family against the reference, the
     # median against the floor, deltas against the parser, and the cost per chunk flat from
     # 4 KB to 128 KB of answer in every family.
@@ -137,7 +137,7 @@ is then held to the target)."""
 
 LARGE_EXCEPTIONS: dict[str, str] = {
     "r1_distill": "bound by copying its 128 KB of wide (UCS-2) content into the value, which "
-    "the reference pays too (issue 13)",
+    "the reference pays too",
 }
 """Templates left out of the lowest one-shot 128 KB speedup, and why."""
 

@@ -1,4 +1,4 @@
-"""OpenAI deltas: what a ``DeltaStream`` costs on top of the parser it drives (issue 9).
+"""OpenAI deltas: what a ``DeltaStream`` costs on top of the parser it drives.
 
 For each workload, streamed in the headline chunk size, three ops are timed in one interleaving:
 the module's ``ResponseParser`` (``feed()`` of every chunk, then ``finalize()``), its

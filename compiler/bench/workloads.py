@@ -216,7 +216,7 @@ def build_workloads(
 
 
 def _add_short_calls(plan: TemplatePlan, add: Any, skipped: list) -> None:
-    """Short tool-calling generations (issue 13): reasoning, a sentence, one or two calls and
+    """Short tool-calling generations: reasoning, a sentence, one or two calls and
     the end of turn (~200-400 characters), under each prompt shape, one-shot only."""
     for count in CALL_COUNTS:
         for shape in PROMPT_SHAPES:
