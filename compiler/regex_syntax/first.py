@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from . import nodes as n
 from .chars import CharSet
-from .lengths import _group_minimums, _min
+from .lengths import _min, group_minimums
 
 # Rounds of the fixed point over calls (sets only grow, and there are finitely many
 # fragments, so it settles; past this many rounds the answer is "unknown").
@@ -40,7 +40,7 @@ def first_chars(tree: n.Tree, node: n.Node | None = None) -> CharSet | None:
 class _First:
     def __init__(self, tree: n.Tree) -> None:
         self.tree = tree
-        self.mins = _group_minimums(tree)
+        self.mins = group_minimums(tree)
         self.called: dict[int, CharSet] = {}
         self.active: set[int] = set()  # groups whose back-references are being followed
         numbers = sorted({tree.number(c.group) for c in n.walk(tree.root) if isinstance(c, n.Call)})

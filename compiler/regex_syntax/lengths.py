@@ -16,10 +16,15 @@ from . import nodes as n
 _ROUNDS = 32
 
 
-def min_length(tree: n.Tree, node: n.Node | None = None) -> int:
+def min_length(
+    tree: n.Tree, node: n.Node | None = None, called: dict[int, int] | None = None
+) -> int:
     """A lower bound of the characters any match of ``node`` (default: the whole pattern)
-    consumes; exact for patterns without assertions, back-references and calls."""
-    called = _group_minimums(tree)
+    consumes; exact for patterns without assertions, back-references and calls. ``called``:
+    :func:`group_minimums` of the tree, for a caller that measures many parts of one pattern
+    (computing it anew for each part of a 30 KB pattern is quadratic)."""
+    if called is None:
+        called = group_minimums(tree)
     return _min(tree, tree.root if node is None else node, called)
 
 
@@ -32,8 +37,11 @@ def can_match_empty(tree: n.Tree, node: n.Node | None = None) -> bool:
     return min_length(tree, node) == 0
 
 
-def _group_minimums(tree: n.Tree) -> dict[int, int]:
-    numbers = sorted({tree.number(c.group) for c in n.walk(tree.root) if isinstance(c, n.Call)})
+def group_minimums(tree: n.Tree) -> dict[int, int]:
+    """The least characters a call of each called group consumes."""
+    numbers = tree.called
+    if not numbers:
+        return {}
     mins = dict.fromkeys(numbers, 0)
     for _ in range(_ROUNDS):
         new = {number: _min(tree, tree.body(number), mins) for number in numbers}

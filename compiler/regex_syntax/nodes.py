@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,12 @@ class Tree:
 
     def source(self, node: Node) -> str:
         return self.pattern[node.start : node.end]
+
+    @cached_property
+    def called(self) -> tuple[int, ...]:
+        """The numbers of the groups the pattern calls, sorted (kept: analyses that measure
+        each part of a long pattern ask for them once per part)."""
+        return tuple(sorted({self.number(c.group) for c in walk(self.root) if isinstance(c, Call)}))
 
     def number(self, group: int | str) -> int:
         """The number of a group given by number or name (forward references included)."""

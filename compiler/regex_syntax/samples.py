@@ -29,7 +29,7 @@ import regex
 
 from . import nodes as n
 from .chars import accepts
-from .lengths import min_length
+from .lengths import group_minimums, min_length
 from .parser import parse
 
 # Characters tried, in order, for a class: plain letters first so samples read like text, then
@@ -184,7 +184,8 @@ class _Builder:
         that must write something first."""
         if not self.fuller or self.depth > _MAX_CALL_DEPTH:
             return list(branches)
-        return sorted(branches, key=lambda b: min_length(self.tree, b) == 0)
+        called = group_minimums(self.tree)
+        return sorted(branches, key=lambda b: min_length(self.tree, b, called) == 0)
 
     def group(self, node: n.Group, at_end: bool) -> None:
         if node.kind == n.AHEAD:
