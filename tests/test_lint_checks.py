@@ -248,10 +248,17 @@ def test_a_lookahead_open_holds_back_everything() -> None:
 
 
 def test_a_lookbehind_keeps_the_whole_buffer() -> None:
-    reasoning = {"open_pattern": "(?<=\\n)<think>", "close": "</think>"}
+    # A look-behind of unbounded width: the parser keeps everything before the search position.
+    reasoning = {"open_pattern": "(?<=\\n[^<]*)<think>", "close": "</think>"}
     (f,) = findings(chat_like(reasoning=reasoning), "unbounded-holdback")
     assert "looks behind" in f.message and f.path == "fields.reasoning.open_pattern"
     assert findings(CLEAN, "unbounded-holdback") == []
+
+
+def test_a_bounded_lookbehind_keeps_only_its_context() -> None:
+    # One character back: the parser keeps that character (a bounded context), not the buffer.
+    reasoning = {"open_pattern": "(?<=\\n)<think>", "close": "</think>"}
+    assert findings(chat_like(reasoning=reasoning), "unbounded-holdback") == []
 
 
 # -- catastrophic-backtracking -------------------------------------------------------------
