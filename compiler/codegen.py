@@ -109,6 +109,14 @@ _LOCK = threading.Lock()
 def load(template: dict[str, Any] | str | Path) -> types.ModuleType:
     """Compile ``template`` and import the module in memory (cached by template SHA-256)."""
     data = _as_template(template)
+    try:
+        # The cache's key first: a template loaded before is not lowered again (a template
+        # with thousands of fields takes seconds to lower).
+        module = _CACHE.get(template_sha256(data))
+    except (TypeError, ValueError, RecursionError):  # validation says what is wrong
+        module = None
+    if module is not None:
+        return module
     plan = build_plan(data)
     with _LOCK:
         module = _CACHE.get(plan.sha256)

@@ -336,3 +336,29 @@ def test_probe_regions_close_with_their_own_delimiter_before_the_end_of_turn() -
     corpus = Corpus(validate(tpl), Probe(tpl, TOOLS))
     assert corpus.end == "<|end|>"
     assert corpus.part("reasoning").close.text == "</t>"
+
+
+# -- slow-prose ----------------------------------------------------------------------------
+
+
+def test_prose_led_delimiters_send_chunks_off_the_fast_path() -> None:
+    # A call open made of common letters ("tool call:"): prose chunks holding its characters
+    # are searched; the share is counted (the same on every run), not timed.
+    call = {**chat_like()["fields"]["tool_calls"], "open_pattern": "\\s*tool call:"}
+    tpl = chat_like(tool_calls=call)
+    (f,) = findings(tpl, "slow-prose")
+    assert f.severity == WARNING and f.path == "fields"
+    assert "of token-sized chunks of prose leave the fast path" in f.message
+    assert [x.to_json() for x in findings(tpl, "slow-prose")] == [f.to_json()]
+
+
+def test_special_token_delimiters_keep_prose_on_the_fast_path() -> None:
+    assert findings(CLEAN, "slow-prose") == []
+
+
+def test_a_delimiter_without_known_needed_characters_is_info() -> None:
+    # A close that matches where a JSON value ends has no character every match needs.
+    tpl = chat_like(content={"close_pattern": "(?<=\\})\\s*$", "repeats": True, "join": " "})
+    found = findings(tpl, "slow-prose")
+    assert found and all(f.severity == INFO for f in found)
+    assert "no chunk takes the fast path" in found[0].message
