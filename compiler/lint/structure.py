@@ -123,6 +123,8 @@ def _implicit_overwritten(ctx: Context, shape: Shape, first: Part, second: Part)
 def _trailing_space(ctx: Context, shape: Shape, example: Any, kept: str) -> str | None:
     """A close that also consumes the whitespace after it, if it fixes the example."""
     close = shape.field.close
+    if close is None:
+        return None  # the field runs to the end: there is no close to extend
     if close.is_literal:
         alternatives = [regex.escape(x) for x in sorted(close.literals, key=len, reverse=True)]
     else:
