@@ -6,6 +6,7 @@ import re
 import sys
 import threading
 import types
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from rtc.runtime import API_VERSION
 from rtc.runtime.matching import SPACE_CHARS
 
 from .lowering import lower
-from .plan import Plan, template_sha256
+from .plan import Plan, Shape, Watch, template_sha256
 from .sources import read_json_file
 from .validate import validate
 from .version import __version__
@@ -57,6 +58,20 @@ def _fast_lead(chars: str) -> str:
 
 
 _ENV.filters["fast_lead"] = _fast_lead
+
+
+def _both_engines(watches: Sequence[Watch]) -> bool:
+    """Whether an end-of-stream function keeps matches of both engines in ``m`` (the regex
+    module's, and an ``re`` twin's): it then declares the union, which mypy cannot infer."""
+    engines: set[str] = set()
+    for w in watches:
+        if w.shape in (Shape.REGEX, Shape.REGEX_LITERALS) and w.pattern is not None:
+            twin = w.pattern.twin
+            engines |= {"regex"} if twin is None else {"re", "regex"} if twin.ascii_only else {"re"}
+    return len(engines) > 1
+
+
+_ENV.filters["both_engines"] = _both_engines
 _BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
 FORMATTER_OFF = "# fmt: off\n"
 """The header line after which black and ``ruff format`` leave a generated module alone.

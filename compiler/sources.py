@@ -9,12 +9,13 @@ characters the model wrote.
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any
+from typing import Any, cast
 
 from rtc.compiler.errors import SourceError
 
@@ -33,10 +34,12 @@ def display_name(path: str) -> str:
 
 
 @contextmanager
-def _open_binary(path: str) -> Iterator[IO[bytes]]:
+def _open_binary(path: str) -> Iterator[io.BufferedReader]:
     """Open ``path`` (or stdin) for binary reading, turning OS errors into one-line SourceErrors."""
     if path == STDIN:
-        yield sys.stdin.buffer  # not closed: the process's stdin outlives this read
+        # Not closed: the process's stdin outlives this read. Python opens it buffered (``-u``
+        # unbuffers only stdout and stderr), which typeshed's ``BinaryIO`` does not say.
+        yield cast(io.BufferedReader, sys.stdin.buffer)
         return
     try:
         stream = open(path, "rb")  # noqa: SIM115 -- closed by the with block below

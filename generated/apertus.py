@@ -174,6 +174,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
 
 def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
+    m: re.Match[str] | regex.Match[str] | None  # the regex module's match, or its re twin's
     start = end = target = rank = -1
     found = None
     long_text = n - pos >= LONG_SPAN

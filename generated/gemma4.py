@@ -179,6 +179,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     n = len(buf)
     if pos == n:
         return -1, -1, -1, None  # every delimiter here needs at least one more character
+    m: re.Match[str] | regex.Match[str] | None  # the regex module's match, or its re twin's
     start = end = target = rank = -1
     found = None
     long_text = n - pos >= LONG_SPAN

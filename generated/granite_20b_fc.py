@@ -19,7 +19,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast
-from rtc.runtime.matching import LONG_SPAN, SPACES, SPACE_STR, find_literal, literal_tail
+from rtc.runtime.matching import LONG_SPAN, SPACE_STR, find_literal, literal_tail, match_spaces
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -109,7 +109,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         if j < n and buf[j].isspace():
-            j = SPACES.match(buf, j).end()  # the \s* after the literal
+            j = match_spaces(buf, j).end()  # the \s* after the literal
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
@@ -159,7 +159,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     j = i + _OPEN_TOOL_CALLS_LEN
     if i >= 0:
         if j < n and buf[j].isspace():
-            j = SPACES.match(buf, j).end()  # the \s* after the literal
+            j = match_spaces(buf, j).end()  # the \s* after the literal
     if i >= 0:
         start, end, target, found, rank = i, j, 0, None, 0
     # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*': the regex module (its re twin)

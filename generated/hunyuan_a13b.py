@@ -21,12 +21,12 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
     LONG_SPAN,
-    SPACES,
     SPACE_CHARS,
     SPACE_STR,
     find_any,
     find_literal,
     literal_tail,
+    match_spaces,
     one_search,
     tail_any,
 )
@@ -109,7 +109,7 @@ _EOS_OUTSIDE = one_search(
     (_OPEN_TOOL_CALLS, False, True),
     (_CLOSE_CONTENT_LITERALS, False, False),
 )
-_EOS_OUTSIDE_TARGETS = (None, 0, 1, -2)
+_EOS_OUTSIDE_TARGETS: dict[int | None, int] = {1: 0, 2: 1, 3: -2}
 
 
 # ---- Field values: content parser, then transform ----
@@ -175,7 +175,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         if j < n and buf[j].isspace():
-            j = SPACES.match(buf, j).end()  # the \s* after the literal
+            j = match_spaces(buf, j).end()  # the \s* after the literal
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
@@ -261,7 +261,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     j = i + _OPEN_TOOL_CALLS_LEN
     if i >= 0:
         if j < n and buf[j].isspace():
-            j = SPACES.match(buf, j).end()  # the \s* after the literal
+            j = match_spaces(buf, j).end()  # the \s* after the literal
     if i >= 0 and (
         target == -1
         or i < start

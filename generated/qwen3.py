@@ -89,7 +89,7 @@ _EOS_OUTSIDE = one_search(
     (_OPEN_TOOL_CALLS_AFTER_WS, True, False),
     (_CLOSE_CONTENT_AFTER_WS_LITERALS, True, False),
 )
-_EOS_OUTSIDE_TARGETS = (None, 0, 1, -2)
+_EOS_OUTSIDE_TARGETS: dict[int | None, int] = {1: 0, 2: 1, 3: -2}
 
 
 # ---- Field values: content parser, then transform ----

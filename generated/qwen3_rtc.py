@@ -104,7 +104,7 @@ _EOS_OUTSIDE = one_search(
     (_OPEN_TOOL_CALLS, False, False),
     (_CLOSE_CONTENT_LITERALS, False, False),
 )
-_EOS_OUTSIDE_TARGETS = (None, 0, 1, -2)
+_EOS_OUTSIDE_TARGETS: dict[int | None, int] = {1: 0, 2: 1, 3: -2}
 
 
 # ---- Field values: content parser, then transform ----

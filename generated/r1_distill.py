@@ -18,7 +18,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.engine import CompiledParser, Fast
-from rtc.runtime.matching import LONG_SPAN, SPACES, find_literal, literal_tail, one_search
+from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, match_spaces, one_search
 from rtc.runtime.openai import OpenAIDeltaStream
 
 require_api(1, __name__)
@@ -82,7 +82,7 @@ _EOS_OUTSIDE = one_search(
     (_OPEN_THINK_START, False, False),
     (_CLOSE_REASONING_CONTENT, False, False),
 )
-_EOS_OUTSIDE_TARGETS = (None, 2, 1, -2)
+_EOS_OUTSIDE_TARGETS: dict[int | None, int] = {1: 2, 2: 1, 3: -2}
 
 
 # ---- Field values: content parser, then transform ----
@@ -127,7 +127,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     if i >= 0:
         j = i + _OPEN_CONTENT_LEN
         if j < n and buf[j].isspace():
-            j = SPACES.match(buf, j).end()  # the \s* after the literal
+            j = match_spaces(buf, j).end()  # the \s* after the literal
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
@@ -213,7 +213,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     j = i + _OPEN_CONTENT_LEN
     if i >= 0:
         if j < n and buf[j].isspace():
-            j = SPACES.match(buf, j).end()  # the \s* after the literal
+            j = match_spaces(buf, j).end()  # the \s* after the literal
     if i >= 0:
         start, end, target, found, rank = i, j, 2, None, 0
     # open 'think_start': literal '<think>': str.find

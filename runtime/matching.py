@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 # The characters the regex module's `\s` matches: Unicode's White_Space property (unchanged
 # since Unicode 6.3). str.isspace() also accepts \x1c-\x1f; tests/test_prefilter.py checks
@@ -24,6 +25,10 @@ SPACE_STR = "".join(sorted(SPACE_CHARS))
 # written out for Python's re, whose own \s also takes \x1c-\x1f, and which matches a short
 # run with less set-up than the regex module.
 SPACES = re.compile("[" + "".join(sorted(SPACE_CHARS)) + "]*")
+
+# SPACES.match, typed as what it is: a run that may be empty matches at every position, so it
+# never returns None (generated scanners take ``.end()`` of it directly).
+match_spaces = cast("Callable[[str, int], re.Match[str]]", SPACES.match)
 
 # Above this length the direct method (try each candidate start) could cost O(len(literal)^2)
 # on self-overlapping literals such as "aaaa...b"; a prefix automaton keeps it linear.

@@ -36,6 +36,8 @@ from reference import (
 
 from rtc.compiler import load as rtc_compile_load
 
+pytestmark = pytest.mark.core
+
 pytest.importorskip("transformers")
 
 TEMPLATE: dict[str, Any] = {

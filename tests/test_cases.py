@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from reference import Comparison, Reference, Rtc, canon, fixed_chunkings, record_oneshot
 
+pytestmark = pytest.mark.core
+
 DATA = Path(__file__).parent / "data"
 
 

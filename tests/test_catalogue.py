@@ -44,6 +44,8 @@ from reference import (
 import rtc.generated as catalogue
 from rtc.compiler import compile_template, load
 
+pytestmark = pytest.mark.core
+
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
 DATA = Path(__file__).parent / "data"

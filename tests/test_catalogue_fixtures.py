@@ -34,6 +34,8 @@ from catalogue_data import (
 
 import rtc.generated as catalogue
 
+pytestmark = pytest.mark.core
+
 NAMES = catalogue_names()
 FIXTURES = all_fixtures()
 VLLM_SHARE = 0.85

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from catalogue_readme import README, ROUND_TRIP_CASES, current_table, render_table
+
+pytestmark = pytest.mark.core
 
 
 def test_readme_catalogue_table_is_current() -> None:

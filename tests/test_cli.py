@@ -28,6 +28,8 @@ from rtc.compiler.errors import SourceError
 from rtc.compiler.sources import iter_text_chunks, read_template, read_text_file
 from rtc.compiler.version import __version__
 
+pytestmark = pytest.mark.no_reference
+
 TEMPLATE: dict[str, Any] = {
     "defaults": {"role": "assistant"},
     "start_anchor": "<|assistant|>",

@@ -21,6 +21,8 @@ from rtc.compiler.codegen import FORMATTER_OFF
 from rtc.compiler.version import __version__
 from rtc.runtime import API_VERSION
 
+pytestmark = pytest.mark.no_reference
+
 DATA = Path(__file__).parent / "data"
 QWEN3 = json.loads((DATA / "templates" / "qwen3.json").read_text(encoding="utf-8"))
 ALL_TEMPLATES = sorted((DATA / "templates").glob("*.json"))

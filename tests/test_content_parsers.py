@@ -22,6 +22,8 @@ from transformers.utils.chat_parsing import content_parsers as reference
 
 from rtc.runtime import content
 
+pytestmark = pytest.mark.core
+
 NAMES = ["text", "int", "float", "bool", "json", "xml-inline", "kv-lines"]
 
 

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from reference import Comparison, Reference, Rtc
 from strategies import chunkings, prefixes, template_plans, texts, tool_lists
 
+pytestmark = pytest.mark.core
+
 pytest.importorskip("transformers.utils.chat_parsing")  # the reference, a test extra
 
 EXAMPLES = int(os.environ.get("RTC_DIFF_EXAMPLES", "1200"))

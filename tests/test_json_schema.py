@@ -35,6 +35,8 @@ from rtc.runtime.json_schema import (
     get_json_schema,
 )
 
+pytestmark = pytest.mark.core
+
 
 def canon(value: Any) -> Any:
     if isinstance(value, dict):

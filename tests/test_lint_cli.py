@@ -15,6 +15,8 @@ from lint_helpers import chat_like
 
 from rtc.compiler.cli import main
 
+pytestmark = pytest.mark.no_reference
+
 ROOT = Path(__file__).parent.parent
 CHATS = Path(__file__).parent / "data" / "chat_templates"
 PINNED = Path(__file__).parent / "data" / "lint_templates"

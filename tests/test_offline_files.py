@@ -238,6 +238,29 @@ def test_template_file_as_the_parser_and_stdin_input(tmp_path: Path) -> None:
     assert [r["message"] for r in read_output(out)] == [{"content": "hi"}, {"content": "yo"}]
 
 
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        (3, "t.json: fields: must be a non-empty object"),  # invalid where the reference says
+        ({"content": {"content": []}}, "t.json: fields.content.content: unhashable"),  # TypeError
+    ],
+)
+def test_an_invalid_template_file_is_one_error_naming_the_file(
+    tmp_path: Path, fields: object, message: str
+) -> None:
+    template = tmp_path / "t.json"
+    template.write_text(json.dumps({"fields": fields}))
+    (tmp_path / "in.jsonl").write_text('{"text": "a"}\n')
+    out = tmp_path / "out.jsonl"
+    code, _, err = rtc(
+        "parse", str(template), "--input", str(tmp_path / "in.jsonl"), "--output", str(out),
+        "--prefix", "",
+    )  # fmt: skip
+    assert code == 2
+    assert err.startswith("rtc: error: ") and message in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
 def _wait_for(predicate, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

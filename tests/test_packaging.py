@@ -19,6 +19,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
+pytestmark = pytest.mark.core
+
 ROOT = Path(__file__).resolve().parents[1]
 COMPILER_DEPENDENCIES = {"black", "click", "jinja2"}
 

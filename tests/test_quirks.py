@@ -23,6 +23,8 @@ from reference import (
     record_oneshot,
 )
 
+pytestmark = pytest.mark.core
+
 pytest.importorskip("transformers.utils.chat_parsing")  # the reference, a test extra
 
 DATA = Path(__file__).parent / "data"

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 import regex
 from reference import Step, canon, diff_steps, exc_name, time_limit
+
+pytestmark = pytest.mark.core
 
 
 def test_canon_tells_types_apart_and_equates_nan() -> None:

@@ -29,6 +29,8 @@ from offline_tokenizer import build_tokenizer
 
 import rtc.generated as catalogue
 
+pytestmark = pytest.mark.core
+
 TOOLS: list[dict[str, Any]] = [
     {
         "type": "function",

@@ -22,6 +22,8 @@ from transformers.utils.chat_parsing import response_parser as reference
 
 from rtc.runtime import tools
 
+pytestmark = pytest.mark.core
+
 TEMPLATE = {"start_anchor": "<A>", "fields": {"content": {}}}
 
 

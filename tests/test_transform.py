@@ -22,6 +22,8 @@ from rtc.compiler import load
 from rtc.runtime import transform
 from rtc.runtime.content import parse_json
 
+pytestmark = pytest.mark.core
+
 
 def canon(value: Any, seen: dict[int, int]) -> Any:
     """Comparable form: types kept, NaN == NaN, and a dict/list met again is ("alias", n)."""

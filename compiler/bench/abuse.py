@@ -6,6 +6,7 @@ A parser whose per-character cost grows with the text shows ratios well above 1.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from .config import BenchConfig, Progress, size_label
@@ -50,7 +51,7 @@ def abuse_runs(
     chunks = chunked(big, config.abuse_chunk)
     stream: dict[str, Any] = {}
     for key, make in makers.items():
-        result, problem = capped_call(lambda m=make: _segmented_feed(m, chunks, 8, clock), cap)
+        result, problem = capped_call(partial(_segmented_feed, make, chunks, 8, clock), cap)
         if problem:
             stream[key] = {"status": problem}
             continue
@@ -73,10 +74,11 @@ def abuse_runs(
         entry: dict[str, Any] = {}
         for label, start in (("first", 0), ("last", start_last)):
             result, problem = capped_call(
-                lambda m=make, s=start: _char_feed(
-                    m,
+                partial(
+                    _char_feed,
+                    make,
                     big,
-                    s,
+                    start,
                     config.abuse_segment,
                     config.abuse_chunk,
                     config.abuse_char_budget,
@@ -107,9 +109,7 @@ def abuse_runs(
         for label, size in (("small", config.abuse_small), ("big", config.abuse_size)):
             say(f"{name}: abuse {size_label(size)} of {flood_char!r} ({key})")
             pieces = chunked(text_in_region(flood_char * size), config.abuse_chunk)
-            result, problem = capped_call(
-                lambda m=make, p=pieces: _segmented_feed(m, p, 1, clock), cap
-            )
+            result, problem = capped_call(partial(_segmented_feed, make, pieces, 1, clock), cap)
             if problem:
                 entry[label] = {"status": problem}
                 continue

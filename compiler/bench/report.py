@@ -126,12 +126,12 @@ def format_calls(calls: list[dict[str, Any]]) -> list[str]:
     for template, entries in by_template.items():
         row = [template]
         for workload in workloads:
-            e = entries.get(workload)
+            entry = entries.get(workload)
             row.append(
                 "-"
-                if e is None
-                else f"{num(e['rtc_us'])} µs {num(e['speedup'], 'x')}"
-                f"/{num(e['speedup_loaded'], 'x')}"
+                if entry is None
+                else f"{num(entry['rtc_us'])} µs {num(entry['speedup'], 'x')}"
+                f"/{num(entry['speedup_loaded'], 'x')}"
             )
         rows.append(row)
     lines = [

@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ def bench_template(
         return record
     loaded = None
     if reference is not None:
-        loaded, problem = capped_call(lambda: reference.load_template(template), 10.0)
+        loaded, problem = capped_call(partial(reference.load_template, template), 10.0)
         if problem:
             record["notes"].append(f"reference cannot load the template ({problem})")
             reference = None
@@ -261,18 +262,22 @@ def _linearity(record: dict[str, Any], config: BenchConfig) -> dict[str, Any]:
     if len(runs) < 2 or small == large:
         return out
     for chunk in config.chunk_sizes:
-        pair = [
+        first, last = (
             next((r for r in runs[n] if r["mode"] == "stream" and r["chunk"] == chunk), None)
             for n in names
-        ]
-        if pair[0] is None or pair[1] is None:
+        )
+        if first is None or last is None:
             continue
         entry: dict[str, float | None] = {}
         for key in ("rtc", "reference"):
-            costs = [run.get(key, {}).get("us") for run in pair]
+            costs = [run.get(key, {}).get("us") for run in (first, last)]
             entry[key] = ratio(costs[1], costs[0])
         out["by_chunk"][str(chunk)] = entry
     return out
+
+
+def _prefixed(say: Progress, prefix: str, message: str) -> None:
+    say(prefix + message)
 
 
 def catalogue_sources(live: bool = False) -> list[Path]:
@@ -319,7 +324,7 @@ def run_benchmark(
                 template,
                 config,
                 reference=reference,
-                progress=lambda message, p=prefix: say(p + message),
+                progress=partial(_prefixed, say, prefix),
             )
         )
     return {

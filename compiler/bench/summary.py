@@ -65,7 +65,7 @@ def region_summary(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             != "ok"
         }
         for key in REGION_COLUMNS:
-            known = {t: v[key] for t, v in values.items() if v[key] is not None}
+            known = {t: x for t, v in values.items() if (x := v[key]) is not None}
             row[key] = statistics.median(known.values()) if known else None
             if known and key == "speedup":
                 row["lowest"] = min(known.values())
@@ -99,7 +99,6 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
     calls = call_entries(record)
     speedups = [e["speedup"] for e in calls if e["speedup"] is not None]
     loaded = [e["speedup_loaded"] for e in calls if e["speedup_loaded"] is not None]
-    large = big.get("speedup")
     answer = region_values(find_region(record, "answer"))
     return {
         "stream_speedup": stream.get("speedup"),
@@ -114,7 +113,9 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         "oneshot_calls_speedup": statistics.median(speedups) if speedups else None,
         "oneshot_calls_speedup_loaded": statistics.median(loaded) if loaded else None,
         "oneshot_calls_lowest": min(speedups) if speedups else None,
-        "oneshot_large_lowest": None if record.get("name") in LARGE_EXCEPTIONS else large,
+        "oneshot_large_lowest": (
+            None if record.get("name") in LARGE_EXCEPTIONS else big.get("speedup")
+        ),
         "deltas_over_rtc": deltas.get("deltas_over_rtc"),
         "answer_speedup": answer["speedup"],
         "answer_lowest": answer["speedup"],
@@ -256,7 +257,7 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
     calls = [e for r in records if "error" not in r for e in call_entries(r)]
     metrics = []
     for key, label in labels.items():
-        values = [m[key] for m in per_template.values() if m.get(key) is not None]
+        values = [x for m in per_template.values() if (x := m.get(key)) is not None]
         statistic = POOLED.get(key, "median")
         if key in ("oneshot_calls_speedup", "oneshot_calls_speedup_loaded"):
             # Pooled: the median over every template x workload x prompt shape entry.
@@ -308,11 +309,11 @@ def summarize(records: list[dict[str, Any]], config: BenchConfig) -> dict[str, A
                     "margin": 0.0,
                 }
             )
-    for template, values in per_template.items():
+    for template, measured in per_template.items():
         for key, (comparison, target) in TARGETS.items():
             if POOLED.get(key) == "median":
                 continue  # a target on the pooled median, not on each template's
-            value = values.get(key)
+            value = measured.get(key)
             if value is not None:
                 margin = _margin(value, comparison, target)
                 worst.append(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import regex
@@ -72,6 +73,11 @@ def _tool_value(spec: dict[str, Any], captures: set[str], name: str, args: dict)
     return item
 
 
+def _preferred(table: dict[str, list[str]], group: str) -> list[str]:
+    """The sample values ``table`` prefers for a named group (none: the sampler's own)."""
+    return table.get(group, [])
+
+
 def _tool_body(plan: FieldPlan, captures: set[str], name: str, args: dict) -> str | None:
     """The text inside one tool-call region, or None when it cannot be derived."""
     content_args = plan.spec.get("content_args", {}) or {}
@@ -89,7 +95,7 @@ def _tool_body(plan: FieldPlan, captures: set[str], name: str, args: dict) -> st
                 "key": [key],
                 "value": [value, f"'{value}'", json.dumps(value), f"\n{value}\n"],
             }
-            candidates, in_place = pattern_samples(tag_pattern, lambda g, p=preferred: p.get(g, []))
+            candidates, in_place = pattern_samples(tag_pattern, partial(_preferred, preferred))
             if not candidates or in_place:
                 return None
             tags.append(candidates[0])

@@ -32,6 +32,13 @@ class Failure(click.ClickException):
         click.echo(f"rtc: error: {self.format_message()}", file=file, err=file is None)
 
 
+class Interrupted(Failure):
+    """A job stopped by Ctrl-C or SIGTERM: exit status 130, the shell's convention for a
+    process stopped by Ctrl-C."""
+
+    exit_code = 130
+
+
 def _one_line(text: str) -> str:
     """``text`` with control characters escaped.
 

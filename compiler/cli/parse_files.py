@@ -15,7 +15,7 @@ from rtc.compiler.offline.job import DEFAULT_BATCH_SIZE
 from rtc.compiler.offline.records import Fields
 from rtc.compiler.sources import read_text_file
 
-from .common import Failure, failing_as
+from .common import Failure, Interrupted, failing_as
 
 PARSING_FILES_HELP = """\
 Parsing files (--input): every record of a JSONL or Parquet file (by extension: .parquet/.pq, else
@@ -141,13 +141,8 @@ def run_file_job(
         with failing_as():
             command.run(job)
     except KeyboardInterrupt:  # before the job started (reading or compiling the template)
-        failure = Failure("interrupted before any record was parsed; no output written")
-        failure.exit_code = 130
-        raise failure from None
+        raise Interrupted("interrupted before any record was parsed; no output written") from None
     except OutputError as exc:
         raise Failure(str(exc)) from None
     except JobFailed as exc:
-        failure = Failure(str(exc))
-        if exc.interrupted:
-            failure.exit_code = 130  # the shell's convention for a process stopped by Ctrl-C
-        raise failure from None
+        raise (Interrupted if exc.interrupted else Failure)(str(exc)) from None

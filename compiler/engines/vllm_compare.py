@@ -158,8 +158,10 @@ class _Side:
             finally:
                 spent += time.process_time() - start
 
-        parser.parse_delta = parse_delta  # type: ignore[method-assign]
-        content, reasoning, calls = [], [], {}
+        parser.parse_delta = parse_delta
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, list[str]] = {}
         last = len(tokens) - 1
         gc.collect()
         gc.disable()  # a collection's pause would land on whichever parser allocates then

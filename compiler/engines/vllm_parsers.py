@@ -93,7 +93,7 @@ def _model_type_on_disk(name: str | None) -> str | None:
 
     if not name:
         return None
-    path: str | None = os.path.join(name, "config.json")
+    path = os.path.join(name, "config.json")
     if not os.path.isfile(path):
         try:
             from huggingface_hub import try_to_load_from_cache
@@ -101,9 +101,9 @@ def _model_type_on_disk(name: str | None) -> str | None:
             found = try_to_load_from_cache(name, "config.json")
         except Exception:  # not a repository id, or no cache
             found = None
-        path = found if isinstance(found, str) else None
-    if path is None:
-        return None
+        if not isinstance(found, str):
+            return None
+        path = found
     try:
         with open(path, encoding="utf-8") as stream:
             model_type = json.load(stream).get("model_type")
@@ -270,14 +270,15 @@ class RtcParser(Parser):
         self, tokenizer: Any, tools: list[Any] | None = None, *args: Any, **kwargs: Any
     ) -> None:
         super().__init__(tokenizer, tools, *args, **kwargs)
-        if self.choice is None:
+        choice = self.choice
+        if choice is None:
             choice = choose(self.parser_name, tokenizer, kwargs.get("model_config"))
             cls = type(self)
             cls.choice = choice
             cls.keep_special = tuple(
                 family.special_tokens_kept(choice.module, special_tokens(tokenizer))
             )
-        self._module = self.choice.module
+        self._module = choice.module
         self._model_config = kwargs.get("model_config")
         self._tools = tool_dicts(tools)
         self._prompt_ids: list[int] | None = None

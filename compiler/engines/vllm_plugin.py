@@ -206,7 +206,7 @@ def _rtc_version() -> str:
 
 
 def _is_rtc(name: str | None) -> bool:
-    return bool(name) and (name == family.PREFIX or name.startswith(family.PREFIX + "-"))
+    return name is not None and (name == family.PREFIX or name.startswith(family.PREFIX + "-"))
 
 
 def compose(original: Callable[..., Any]) -> Callable[..., Any]:

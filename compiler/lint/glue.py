@@ -61,6 +61,7 @@ def glued_text(ctx: Context) -> list[Finding]:
         f = shape.field
         if f.content != "text" or f.has_transform or not _strips(f):
             continue
+        runs: tuple[Run, ...]
         if f.repeats and f.join == "":
             key, runs = shape.name, ()
         elif f.join is None and not f.repeats and shape.name == "content":

@@ -134,8 +134,9 @@ def narrow_tool_name(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     corpus = ctx.corpus
     for shape in corpus.shapes:
+        f = shape.field
         group = _name_capture(shape)
-        if shape.role != "tool" or group is None:
+        if shape.role != "tool" or group is None or f.open is None:
             continue
         failures = []
         for name in OPENAI_NAMES:
@@ -148,7 +149,6 @@ def narrow_tool_name(ctx: Context) -> list[Finding]:
         if not failures:
             continue
         name, text, result = failures[0]
-        f = shape.field
         span = group_body_span(parse(f.open.pattern), group)
         body = f.open.pattern[span[0] : span[1]] if span else group
         if is_raised(result):

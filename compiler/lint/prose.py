@@ -18,6 +18,7 @@ from typing import Any
 import regex
 
 from rtc.compiler.lowering.delimiters import pattern_facts
+from rtc.compiler.model import Delimiter
 
 from .context import Context, quote
 from .findings import INFO, WARNING, Finding
@@ -103,6 +104,7 @@ def _without_facts(ctx: Context, index: int) -> list[str]:
     """The patterns watched in the region of field ``index`` (-1: outside) of which no needed
     character is known."""
     model = ctx.model
+    delims: list[Delimiter | None]
     if index < 0 or model.fields[index].implicit:
         delims = [f.open for f in model.fields if f.open is not None]
         if model.implicit is not None and model.implicit.close is not None:
@@ -120,7 +122,7 @@ def _measure(parser: type[Any], prefix: str, opening: str) -> float | None:
     """The share of prose chunks that leave the fast path in the region ``opening`` opens."""
     entered = [0]
 
-    class Counting(parser):  # type: ignore[misc, valid-type]
+    class Counting(parser):
         __slots__ = ()
 
         def _feed(self, text: str) -> list[dict[str, Any]]:

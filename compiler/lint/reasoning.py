@@ -161,6 +161,8 @@ def _call_heads(tool: Shape, call: Part) -> list[str]:
     made non-capturing (a reasoning field has no transform, so it may not capture).
     """
     delim = tool.field.open
+    if delim is None:
+        return []  # an implicit tool field: nothing marks where a call begins
     if delim.is_literal:
         return ["|".join(regex.escape(x) for x in sorted(delim.literals, key=len, reverse=True))]
     heads = [_literal_head(delim.pattern)]

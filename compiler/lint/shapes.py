@@ -170,7 +170,7 @@ def _value_text(value: Any, value_parser: Any) -> str:
     """How one argument value is written so that ``value_parser`` reads it back."""
     if not isinstance(value_parser, dict) or value_parser.get("name", "text") != "json":
         return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    sub = value_parser.get("args") if isinstance(value_parser.get("args"), dict) else {}
+    sub = args if isinstance(args := value_parser.get("args"), dict) else {}
     if isinstance(value, str) and sub.get("allow_non_json") and not sub.get("string_delims"):
         return value
     return encode_json(value, sub)

@@ -10,7 +10,7 @@ import regex
 
 from ..regex_syntax import parse, top_level_alternatives
 from .context import Context, quote
-from .findings import INFO, WARNING, Finding
+from .findings import INFO, WARNING, Example, Finding
 from .patterns import compiled, literal_or_samples
 from .probe import is_raised
 from .shapes import Shape, payload_for
@@ -66,6 +66,15 @@ def overwritten_field(ctx: Context) -> list[Finding]:
     return out
 
 
+def _overwritten(
+    ctx: Context, shape: Shape, message: str, example: Example, suggestion: str | None
+) -> Finding:
+    """The ``overwritten-field`` warning on ``shape``'s field."""
+    return ctx.finding(
+        "overwritten-field", WARNING, ctx.field_path(shape.field), message, example, suggestion
+    )
+
+
 def _implicit_overwritten(ctx: Context, shape: Shape, first: Part, second: Part) -> list[Finding]:
     """The implicit field restarts after every other region and after its own close."""
     out: list[Finding] = []
@@ -89,10 +98,9 @@ def _implicit_overwritten(ctx: Context, shape: Shape, first: Part, second: Part)
             continue
         example = ctx.example(text)
         out.append(
-            ctx.finding(
-                "overwritten-field",
-                WARNING,
-                ctx.field_path(f),
+            _overwritten(
+                ctx,
+                shape,
                 f"text after a `{other.name}` region replaces the `{shape.name}` text before "
                 f"it: the message keeps only {_shown(result[shape.name])} and loses "
                 f"{_shown(first.head.strip())}.",
@@ -106,10 +114,9 @@ def _implicit_overwritten(ctx: Context, shape: Shape, first: Part, second: Part)
         if not is_raised(result) and shape.name not in result:
             example = ctx.example(text)
             out.append(
-                ctx.finding(
-                    "overwritten-field",
-                    WARNING,
-                    ctx.field_path(f),
+                _overwritten(
+                    ctx,
+                    shape,
                     f"a newline after the end-of-turn text {quote(corpus.end)} starts "
                     f"`{shape.name}` again with only whitespace, which replaces the text and "
                     f"is then dropped: the message has no `{shape.name}` at all.",
@@ -123,6 +130,8 @@ def _implicit_overwritten(ctx: Context, shape: Shape, first: Part, second: Part)
 def _trailing_space(ctx: Context, shape: Shape, example: Any, kept: str) -> str | None:
     """A close that also consumes the whitespace after it, if it fixes the example."""
     close = shape.field.close
+    if close is None:
+        return None  # the field runs to the end: there is no close to extend
     if close.is_literal:
         alternatives = [regex.escape(x) for x in sorted(close.literals, key=len, reverse=True)]
     else:

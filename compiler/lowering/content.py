@@ -21,7 +21,7 @@ random bodies and arguments.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import regex
 
@@ -180,7 +180,7 @@ def _kv_lines(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Con
 
 def _value(
     ns: Namespace, value_parser: Any, where: str, stem: str
-) -> tuple[str, Content] | None | bool:
+) -> tuple[str, Content] | Literal[False] | None:
     """A value parser read at compile time: None for none, (description, its content parser),
     or False when it cannot be read then (not a dict, an unknown parser name, arguments that
     need the general parser)."""

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from rtc.runtime.matching import SPACE_CHARS
 
@@ -78,6 +79,24 @@ class Facts:
     late: bool = False  # an alternative begins with ^: it can match at the buffer's start only
 
 
+class _Placing(TypedDict):
+    """The ``Watch`` fields every shape sets alike: where it sits among the state's watches."""
+
+    comment: str
+    target: int
+    rank: int
+    memo: int
+
+
+class _PatternFlags(TypedDict):
+    """The ``Watch`` fields a pattern's rewriting decides (``\\s*`` lead, end alternative)."""
+
+    back_over_ws: bool
+    end: str
+    captures: bool
+    can_be_empty: bool
+
+
 def describe(delim: Delimiter) -> str:
     """A delimiter as comments show it (shortened, escaped by ``comment_text``)."""
     if delim.single_literal is not None:
@@ -96,7 +115,7 @@ def watch(
     what the fast path may assume of it (None: nothing)."""
     comment = f"{role} {comment_text(f.name)}: {describe(delim)}"
     stem = f"{role}_{f.name}"
-    base = dict(comment=comment, target=target, rank=rank, memo=memo)
+    base = _Placing(comment=comment, target=target, rank=rank, memo=memo)
     single = delim.single_literal
     if single is not None:
         const = ns.literal_const(stem, comment, single)
@@ -144,7 +163,7 @@ def watch(
 
 
 def _pattern_watch(
-    ns: Namespace, delim: Delimiter, role: str, stem: str, comment: str, base: dict
+    ns: Namespace, delim: Delimiter, role: str, stem: str, comment: str, base: _Placing
 ) -> tuple[Watch, Facts | None]:
     source = delim.pattern
     end = ""
@@ -160,7 +179,7 @@ def _pattern_watch(
         stem, comment = f"{stem}_after_ws", f"{comment}, after its leading \\s*"
         ns.imports.add("matching", "SPACE_CHARS")
     groups = bool(delim.group_names) and role == "open"
-    flags = dict(
+    flags = _PatternFlags(
         back_over_ws=back_over_ws,
         end=end,
         captures=groups,
@@ -172,7 +191,7 @@ def _pattern_watch(
     w: Watch
     if literal is not None:
         const = ns.literal_const(stem, f"{comment}: its literal", literal)
-        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail", "SPACES")
+        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail", "match_spaces")
         shape, how = Shape.LITERAL_SPACES, "str.find, then the whitespace after it"
         w = Watch(shape=shape, literal=const, **flags, **base)
         core: frozenset[str] | None = frozenset(literal[0])

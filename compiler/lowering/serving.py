@@ -119,11 +119,11 @@ def content_cannot_raise(f: Field) -> str | None:
     if f.content != "xml-inline":
         return f"its {f.content} content can be rejected"
     tag = args.get("tag_pattern")
+    if not isinstance(tag, str):
+        return "its tag_pattern is missing or invalid"
     try:
-        groups = regex.compile(tag, regex.DOTALL).groupindex if isinstance(tag, str) else None
+        groups = regex.compile(tag, regex.DOTALL).groupindex
     except regex.error:
-        groups = None
-    if groups is None:
         return "its tag_pattern is missing or invalid"
     always = always_groups(tag)
     if "key" not in always:

@@ -112,6 +112,15 @@ def _state(
 _ONE_SEARCH = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES, Shape.LITERALS)
 
 
+def _searched(w: Watch) -> tuple[str, tuple[str, ...]]:
+    """The constant a literal-shaped watch searches for (its name) and the literals it holds."""
+    if w.literal is not None:
+        return w.literal.name, (w.literal.text,)
+    if w.literals is not None:
+        return w.literals.name, w.literals.texts
+    raise ValueError(f"a {w.shape.name} watch holds no literal")
+
+
 def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | None:
     """One ``re`` search for all of a state's delimiters at the end of the stream, where it is
     provably the reference's choice; else None.
@@ -128,9 +137,8 @@ def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | No
     """
     if len(watches) < 2 or any(w.shape not in _ONE_SEARCH or w.end or w.captures for w in watches):
         return None
-    texts: list[str] = []
-    for w in watches:
-        texts += [w.literal.text] if w.literal is not None else list(w.literals.texts)
+    searched = [_searched(w) for w in watches]
+    texts = [text for _, held in searched for text in held]
     # Sorted, the texts a literal is a prefix of come right after it: adjacent pairs suffice
     # (a state of a template with thousands of fields watches thousands of opens).
     ordered = sorted(texts)
@@ -138,10 +146,10 @@ def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | No
         return None
     if any(w.back_over_ws for w in watches) and any(t[0] in SPACE_CHARS for t in texts):
         return None
-    parts = []
-    for w in watches:
-        const = w.literal.name if w.literal is not None else w.literals.name
-        parts.append((const, w.back_over_ws, w.shape is Shape.LITERAL_SPACES))
+    parts = [
+        (const, w.back_over_ws, w.shape is Shape.LITERAL_SPACES)
+        for w, (const, _) in zip(watches, searched, strict=True)
+    ]
     ns.imports.add("matching", "LONG_SPAN", "one_search")
     name = ns.name(f"eos_{suffix}", "_TARGETS")
     return Combined(name, tuple(parts), tuple(w.target for w in watches))

@@ -188,13 +188,18 @@ def expected_of(message: dict[str, Any], turn: str) -> Expected:
     )
 
 
+def _switched(key: str, on: bool) -> dict[str, Any]:
+    """A template variable for ``ChatTemplate.render``'s keyword arguments."""
+    return {key: on}
+
+
 def thinking_switch(chat: ChatTemplate) -> str | None:
     """The keyword that turns thinking on and off in the generation prompt, if the template
     has one."""
     for key in THINKING_SWITCHES:
         try:
-            on = chat.render([USER], add_generation_prompt=True, **{key: True})
-            off = chat.render([USER], add_generation_prompt=True, **{key: False})
+            on = chat.render([USER], add_generation_prompt=True, **_switched(key, True))
+            off = chat.render([USER], add_generation_prompt=True, **_switched(key, False))
         except ChatTemplateError:
             continue
         if on != off:

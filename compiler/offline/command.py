@@ -44,7 +44,7 @@ def resolve_parser(source: str | None, catalogue: str | None) -> ParserRef:
     try:
         return ParserRef.template(template)
     except (TemplateError, TemplateTypeError) as exc:
-        raise type(exc)(f"{name}: {exc}") from None
+        raise type(exc)(name, str(exc)) from None
 
 
 def run(job: FileJob) -> None:

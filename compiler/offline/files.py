@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import signal
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,7 +45,9 @@ class Job:
         return encode(self.parser.module(), self.fields, batch, self.parquet_out)
 
 
-def _batches(path: str, fields: Fields, batch_size: int) -> tuple[Iterator[Batch], int | None]:
+def _batches(
+    path: str, fields: Fields, batch_size: int
+) -> tuple[Generator[Batch, None, None], int | None]:
     """Open the input now (so an unusable file fails before any output exists), read lazily.
 
     Also its size for the progress line: rows of Parquet, bytes of a JSONL file (not stdin).

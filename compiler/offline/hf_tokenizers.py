@@ -124,7 +124,7 @@ def _prefixes(tokenizer: Any, prefix: Any, count: int) -> list[Any]:
 def _parse_response(
     self: Any,
     response: Any,
-    schema: dict[str, Any] | None = None,
+    schema: Any = None,  # a dict is rtc's to parse; anything else goes to transformers
     *,
     prefix: Any = None,
     tools: list[Any] | None = None,
@@ -155,7 +155,7 @@ def _parse_response(
 
 def _get_response_parser(
     self: Any,
-    response_template: dict[str, Any] | None = None,
+    response_template: Any = None,  # a dict is rtc's to compile; anything else, transformers'
     *,
     prefix: Any = None,
     tools: list[Any] | None = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any
@@ -51,7 +51,7 @@ def open_jsonl(path: str) -> IO[bytes]:
         raise unreadable(path, exc) from None
 
 
-def read_chunks(stream: IO[bytes], path: str, batch_size: int) -> Iterator[JsonlChunk]:
+def read_chunks(stream: IO[bytes], path: str, batch_size: int) -> Generator[JsonlChunk, None, None]:
     """Chunks of ``batch_size`` lines; closes ``stream`` (unless it is stdin) when done."""
     first = 1
     try:
@@ -213,7 +213,7 @@ _MEMOS: dict[str, ToolsMemo] = {}
 
 def decode_lines(lines: list[bytes], tools_field: str | None) -> tuple[list[Any], list[str | None]]:
     """Each line decoded, or ``None`` and why it is not a JSON record."""
-    loads = json.loads
+    loads: Callable[[bytes], Any] = json.loads
     if tools_field is not None:
         memo = _MEMOS.get(tools_field)
         if memo is None:

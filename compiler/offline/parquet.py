@@ -9,7 +9,7 @@ Everything is written to temporary files first (``output``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -70,7 +70,7 @@ def open_parquet(path: str, fields: Fields) -> Any:
     return parquet
 
 
-def read_parquet(parquet: Any, path: str, batch_size: int) -> Iterator[ArrowBatch]:
+def read_parquet(parquet: Any, path: str, batch_size: int) -> Generator[ArrowBatch, None, None]:
     pa = pyarrow()
     first = 1
     try:

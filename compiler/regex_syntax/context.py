@@ -30,7 +30,7 @@ started (``\\G``) or report a start other than where the attempt began (``\\K``)
 from __future__ import annotations
 
 from . import nodes as n
-from .lengths import group_minimums, max_length, min_length
+from .lengths import max_length, min_lengths
 
 
 class _Unbounded(Exception):
@@ -49,7 +49,7 @@ def context_bound(tree: n.Tree) -> int | None:
 class _Reach:
     def __init__(self, tree: n.Tree) -> None:
         self.tree = tree
-        self.called = group_minimums(tree)
+        self.min_length = min_lengths(tree)
         self.groups: dict[int, int] = {}  # a called group's reach from its own start
         self.active: set[int] = set()
 
@@ -61,7 +61,7 @@ class _Reach:
             out = 0
             for item in node.items:
                 out = max(out, self.of(item, k))
-                k += min_length(self.tree, item, self.called)
+                k += self.min_length(item)
             return out
         if isinstance(node, n.Alt):
             return max(self.of(branch, k) for branch in node.branches)

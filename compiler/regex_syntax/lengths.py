@@ -9,6 +9,8 @@ anything: 0 at least, no bound at most.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import nodes as n
 
 # Rounds of the least fixed point of group minimums through calls. Each round is a lower
@@ -26,6 +28,14 @@ def min_length(
     if called is None:
         called = group_minimums(tree)
     return _min(tree, tree.root if node is None else node, called)
+
+
+def min_lengths(tree: n.Tree) -> Callable[[n.Node], int]:
+    """``min_length`` for many nodes of one tree: the called groups' minimums, which every call
+    of ``min_length`` works out over the whole tree, worked out once (one call per item of a
+    long sequence would make that quadratic)."""
+    called = group_minimums(tree)
+    return lambda node: _min(tree, node, called)
 
 
 def can_match_empty(tree: n.Tree, node: n.Node | None = None) -> bool:

@@ -59,18 +59,6 @@ class LeadCore:
     core_end: int
 
 
-def _opened(node: n.Node) -> list[n.Node]:
-    """``node`` as the sequence of what it matches in order: sequences, and groups matched
-    exactly once (capturing, non-capturing, atomic; ``{1}``), opened up."""
-    if isinstance(node, n.Seq):
-        return [x for item in node.items for x in _opened(item)]
-    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP, n.ATOMIC):
-        return _opened(node.body)
-    if isinstance(node, n.Repeat) and node.low == node.high == 1:
-        return _opened(node.body)
-    return [node]
-
-
 def _zero_width(node: n.Node) -> bool:
     """Consumes nothing and never reads past the current position: assertions (one character
     on either side at most), look-behinds, ``DEFINE``. (A look-ahead reads on, ``\\K``
@@ -92,7 +80,7 @@ def lead_core(tree: n.Tree) -> LeadCore | None:
     """The lead and core of ``tree`` (see the module docstring), or None."""
     if any(isinstance(x, n.Keep) for x in n.walk(tree.root)):
         return None
-    items = _opened(tree.root)
+    items = n.opened(tree.root)
     lead = CharSet()
     lead_min = 0
     consumed: int | None = 0  # the most characters the lead's parts so far consume
@@ -146,7 +134,7 @@ def literal_prefix(tree: n.Tree) -> str | None:
 def literal_text(tree: n.Tree, node: n.Node | None = None) -> str | None:
     """The one text ``node`` (default: the whole pattern) matches, if it is a fixed literal:
     characters in sequence, through groups matched once; no assertion, class or choice."""
-    items = _opened(tree.root if node is None else node)
+    items = n.opened(tree.root if node is None else node)
     if not items or not all(_literal(item) for item in items):
         return None
     return "".join(item.char for item in items if isinstance(item, n.Char))

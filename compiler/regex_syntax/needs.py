@@ -70,17 +70,6 @@ def needs(tree: n.Tree) -> Needs | None:
     return _needs(tree, tree.root)
 
 
-def _opened(node: n.Node) -> list[n.Node]:
-    """``node`` as the sequence of what it matches in order (groups matched once opened)."""
-    if isinstance(node, n.Seq):
-        return [x for item in node.items for x in _opened(item)]
-    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP, n.ATOMIC):
-        return _opened(node.body)
-    if isinstance(node, n.Repeat) and node.low == node.high == 1:
-        return _opened(node.body)
-    return [node]
-
-
 def _zero_width(node: n.Node) -> bool:
     """Reads nothing the attempt consumes from here on: assertions, look-behinds, DEFINE, the
     empty pattern, and an alternation of only those."""
@@ -89,14 +78,16 @@ def _zero_width(node: n.Node) -> bool:
     if isinstance(node, n.Group) and node.kind in (n.BEHIND, n.NOT_BEHIND):
         return True
     if isinstance(node, n.Alt):
-        return all(_zero_width(b) or all(_zero_width(x) for x in _opened(b)) for b in node.branches)
+        return all(
+            _zero_width(b) or all(_zero_width(x) for x in n.opened(b)) for b in node.branches
+        )
     return False
 
 
 def _needs(tree: n.Tree, node: n.Node) -> Needs | None:
     lead = CharSet()
     entry: set[str] = set()  # the first characters of optional items moved to the core
-    for item in _opened(node):
+    for item in n.opened(node):
         if _zero_width(item):
             continue
         found = _item(tree, item)

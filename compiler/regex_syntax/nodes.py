@@ -3,7 +3,8 @@
 Every node knows where it was written (``start``, ``end``: its span in the pattern's source), so
 an analysis can answer with the pattern's own text (a set as written, the text after a leading
 ``\\s*``) and a lint suggestion can replace exactly one part. Nodes are immutable; children are
-tuples. :func:`children` and :func:`walk` are the one way to visit a tree.
+tuples. :func:`children` and :func:`walk` are the one way to visit a tree; :func:`opened` lays out
+what a node matches in order.
 
 What a node means is what the ``regex`` module makes of it with ``regex.DOTALL`` and version 0
 semantics (how the reference compiles every delimiter). A construct the parser does not model
@@ -263,3 +264,15 @@ def walk(node: Node) -> Iterator[Node]:
         here = stack.pop()
         yield here
         stack.extend(reversed(children(here)))
+
+
+def opened(node: Node) -> list[Node]:
+    """``node`` as the sequence of what it matches in order: sequences, and groups matched
+    exactly once (capturing, non-capturing, atomic; ``{1}``), opened up."""
+    if isinstance(node, Seq):
+        return [x for item in node.items for x in opened(item)]
+    if isinstance(node, Group) and node.kind in (CAPTURE, GROUP, ATOMIC):
+        return opened(node.body)
+    if isinstance(node, Repeat) and node.low == node.high == 1:
+        return opened(node.body)
+    return [node]
