@@ -157,3 +157,19 @@ def test_the_check_catches_a_call_head_read_to_the_end_at_every_repetition() -> 
     slow = slow_fragments(template, size=300)
     assert any(s.startswith('\'{"name":"f","parameters":\'') for s in slow), slow
     assert any("one shot" in s for s in slow) and any("chunks" in s for s in slow), slow
+
+
+def test_lint_flags_the_call_head_read_to_the_end() -> None:
+    """``rtc lint`` tries the same repetitions: llama3 as it was is flagged by both checks (a
+    search reads the rest of the text at every head; streaming holds everything back from the
+    first), today's llama3 by neither."""
+    from rtc.compiler.lint import lint
+
+    before = json.loads((DATA / "llama3_recursive_lookahead.json").read_text(encoding="utf-8"))
+    now = json.loads((ROOT / "generated" / "llama3.json").read_text(encoding="utf-8"))
+    wanted = {
+        ("catastrophic-backtracking", "fields.tool_calls.open_pattern"),
+        ("unbounded-holdback", "fields.tool_calls.open_pattern"),
+    }
+    assert wanted <= {(f.code, f.path) for f in lint(before)}
+    assert not wanted & {(f.code, f.path) for f in lint(now)}
