@@ -45,8 +45,6 @@ PER_CHARACTER = 400
 ONE_SHOT = "one shot"
 STREAMED = "in 16-character chunks"
 BOTH = (ONE_SHOT, STREAMED)
-CALL_CUT_OFF = "fields.tool_calls: a call cut off"
-TAG = "fields.tool_calls.content_args.tag_pattern"
 WHITESPACE = "whitespace runs"
 INSIDE = "fields.tool_calls: whitespace runs inside"
 
@@ -55,12 +53,6 @@ INSIDE = "fields.tool_calls: whitespace runs inside"
 # Every other fragment of these families, and every fragment of every other family, is held to
 # linear work. The reasons, by group:
 #
-# Unclosed parameter tags: the xml-inline content parser's tag_pattern (e.g.
-# <parameter=(?P<key>...)>(?P<value>.*?)</parameter>) is searched through the call's body, and
-# from each repeated unclosed tag its lazy value reads to the end of the body (the reference's
-# finditer does the same). The fix is a search bounded by the last occurrence of the literal
-# every match ends with (the looping branch's literal_suffix), not yet on this pipeline.
-_TAG_LOOPS = {CALL_CUT_OFF: BOTH, TAG: BOTH}
 # A partial pass one shot: templates whose closes use \G or \K (or a look-behind reading the
 # consumed text) parse one shot by the streaming loop, whose partial-mode searches are not
 # remembered between commits: after each repeated end marker, a delimiter that never occurs is
@@ -81,7 +73,7 @@ _INSIDE_STREAMED = {INSIDE: (STREAMED,)}
 _INSIDE_BOTH = {INSIDE: BOTH}
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
     "apertus": _INSIDE_STREAMED,
-    "deepseek_v32": {**_TAG_LOOPS, **_INSIDE_BOTH},
+    "deepseek_v32": _INSIDE_BOTH,
     "deepseek_v4": _INSIDE_BOTH,
     "granite_20b_fc": _INSIDE_BOTH,
     "hyperclovax": _INSIDE_STREAMED,
@@ -90,13 +82,7 @@ SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
     "nemotron_nano2": _INSIDE_BOTH,
     "phi4_mini": _INSIDE_STREAMED,
     "xlam": _INSIDE_BOTH,
-    "hy_v3": _TAG_LOOPS,
-    "kimi_k3": _TAG_LOOPS,
-    "minimax_m2": _TAG_LOOPS,
-    "qwen3_5": {**_TAG_LOOPS, WHITESPACE: (STREAMED,)},
-    "seed_oss": _TAG_LOOPS,
-    "step3": _TAG_LOOPS,
-    "step3p5": _TAG_LOOPS,
+    "qwen3_5": {WHITESPACE: (STREAMED,)},
     "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,), WHITESPACE: BOTH},
     "mistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral_magistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},

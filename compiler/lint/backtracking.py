@@ -20,6 +20,7 @@ from typing import Any
 from ..regex_syntax import Tree, accepts, parse
 from ..regex_syntax import nodes as n
 from ..regex_syntax.fast_paths import whitespace_led
+from ..regex_syntax.literal import literal_suffix
 from ..regex_syntax.samples import plainest, text_before
 
 UNROLL = 12
@@ -278,6 +279,8 @@ def _looping_finding(ctx: Any, f: Any, key: str, pattern: str, delim: Any, found
     if whitespace_led(pattern) is not None:
         # rtc searches what follows the leading \s* and reads a run of whitespace once.
         texts = [x for x in texts if x.strip()]
+    if delim is None and literal_suffix(parse(pattern)) is not None:
+        return None  # a tag loop stops after the last text every match ends with
     if not texts:
         return None
     loop = looping(pattern, texts)
