@@ -83,7 +83,7 @@ SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
     "phi4_mini": _INSIDE_STREAMED,
     "xlam": _INSIDE_BOTH,
     "qwen3_5": {WHITESPACE: (STREAMED,)},
-    "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,), WHITESPACE: BOTH},
+    "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral_magistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral_v3": {"fields.content.close": (ONE_SHOT,)},
