@@ -221,6 +221,10 @@ class TagsFunction:
     key_group: int
     value_group: int
     value: Content | None  # applied to each raw value; None: the raw text
+    # The literal every match ends with when the pattern reads nothing past it (repr, length):
+    # the search stops after its last occurrence (regex_syntax.literal_suffix); "" if none.
+    end: str = ""
+    end_len: int = 0
 
 
 @dataclass(frozen=True)

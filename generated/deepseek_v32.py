@@ -136,7 +136,11 @@ _TOOL_CALLS_TAG_PATTERN = regex.compile(
 # content_args of 'tool_calls': xml-inline, each tag_pattern match read by group number
 def _tags_tool_calls(body: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
-    for m in _TOOL_CALLS_TAG_PATTERN.finditer(body):
+    # Every match ends with '</｜DSML｜parameter>' and the pattern reads nothing past it: no match ends
+    # after its last occurrence, and a search stopping there finds the same ones without
+    # reading to the end of the body from each unclosed tag.
+    stop = body.rfind("</｜DSML｜parameter>") + 18
+    for m in _TOOL_CALLS_TAG_PATTERN.finditer(body, 0, stop):
         key = m[1]
         if key is None:
             raise missing_key(_TOOL_CALLS_TAG_PATTERN.pattern)

@@ -36,6 +36,9 @@ _DIRECT_MAX = 64
 # Spans of text shorter than this are searched with str.find directly: the detour of
 # find_literal pays off only once the general search has enough text to be slow.
 LONG_SPAN = 512
+# find_any's first window: a few delimiters long, so that a text repeating one literal of a
+# list costs each other literal about this much per occurrence.
+_FIRST_WINDOW = 4
 
 
 def literal_tail(buf: str, pos: int, literal: str) -> int:
@@ -147,10 +150,28 @@ def find_any(buf: str, literals: Literals, pos: int, stop: int) -> tuple[int, in
 
     This is the match of the reference's alternation of the escaped literals sorted longest
     first: its leftmost match starts where the first occurrence of any literal starts, and
-    there the first alternative that matches is the longest literal that occurs there. Each
-    literal is looked for only before the best start so far (at the same start, the literal
-    found earlier is the longer one).
+    there the first alternative that matches is the longest literal that occurs there.
+
+    The literals are looked for in windows of the text that grow fourfold from ``pos``
+    (``_FIRST_WINDOW`` characters first): an occurrence that starts in a window is the leftmost
+    one if it is the leftmost there. So a call costs each literal a few times the distance to
+    the nearest occurrence of any, not the rest of the text: a text that repeats one literal
+    of a list while another never occurs (a looping model writing ``<|eot_id|>``) is searched
+    in linear time, not quadratic.
     """
+    width = _FIRST_WINDOW
+    while True:
+        bound = stop if stop - pos <= width else pos + width
+        found = _find_any_before(buf, literals, pos, bound)
+        if found[0] >= 0 or bound == stop:
+            return found
+        width *= 4
+
+
+def _find_any_before(buf: str, literals: Literals, pos: int, stop: int) -> tuple[int, int]:
+    """:func:`find_any` for occurrences starting before ``stop``, searching the whole range.
+    Each literal is looked for only before the best start so far (at the same start, the
+    literal found earlier is the longer one)."""
     best = end = -1
     for literal, length, rare in literals:
         limit = (stop if best < 0 else best) - 1 + length

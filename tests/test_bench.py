@@ -219,6 +219,8 @@ def test_function_api_abuse_structure() -> None:
         abuse_small=16384,
         abuse_segment=1024,
         abuse_char_budget=0.05,
+        looping_size=200,
+        looping_budget=5.0,
     )
     record = bench.bench_template("tiny", TEMPLATE, config)
     abuse = record["abuse"]
@@ -234,7 +236,16 @@ def test_function_api_abuse_structure() -> None:
     }
     assert set(abuse["chars"]["rtc"]) == {"first", "last", "last_over_first"}
     assert set(abuse["flood"]["rtc"]) == {"small", "big", "big_over_small"}
-    assert "abuse (" in _table([record], bench.summarize([record], config))
+    # Looping generations: every fragment of the template repeated, at two sizes.
+    looping = abuse["looping"]
+    assert {e["fragment"] for e in looping["fragments"]} >= {"<think>", "</think> x "}
+    for entry in looping["fragments"]:
+        assert entry["chars"][1] > 3 * entry["chars"][0]
+        assert {"status", "small_us", "big_us", "growth"} <= set(entry["stream"])
+    assert set(looping["worst"]) == {"one-shot", "stream"}
+    table = _table([record], bench.summarize([record], config))
+    assert "abuse (" in table and "looping generations (" in table
+    assert "looping generation, 4x the text" in table
 
 
 def _table(records: list[dict[str, Any]], summary: dict[str, Any]) -> str:

@@ -1,6 +1,8 @@
-"""Abuse runs: a very long generation and floods of partial delimiters.
+"""Abuse runs: a very long generation and floods of partial delimiters; and (``looping``)
+every fragment of the template repeated as a looping model writes it.
 
-A parser whose per-character cost grows with the text shows ratios well above 1.
+A parser whose per-character cost grows with the text shows ratios well above 1 (the looping
+runs: growths well above 4 for four times the text).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from functools import partial
 from typing import Any
 
 from .config import BenchConfig, Progress, size_label
+from .looping import looping_runs
 from .sides import Sides
 from .texts import prose
 from .timing import CLOCKS, capped_call, chunked, ratio
@@ -21,9 +24,10 @@ def abuse_runs(
 ) -> dict[str, Any]:
     """The abuse workloads; the garbage collector stays on here, as in a long-running server
     (a parser whose live objects grow with the text would pay for it in collections)."""
+    looping = looping_runs(sides, config, say, name)
     region = plan.reasoning or plan.content
     if region is None or region.problem or plan.anchor is None:
-        return {"skipped": "no text field with derivable delimiters"}
+        return {"skipped": "no text field with derivable delimiters", "looping": looping}
     makers = {key: make for key, (make, _cap) in sides.makers(config).items()}
     cap = config.abuse_timeout
     clock = CLOCKS[config.clock]
@@ -127,6 +131,7 @@ def abuse_runs(
         flood[key] = entry
     out["flood"] = flood
     out["flood_sizes"] = [config.abuse_small, config.abuse_size]
+    out["looping"] = looping
     return out
 
 

@@ -40,6 +40,10 @@ class BenchConfig:
     abuse_char_budget: float = 4.0
     """Time budget of each of the two 1-character feeding runs."""
     abuse_timeout: float = 60.0
+    looping_size: int = 2000
+    """Characters of the shorter looping generation (the longer: four times as many)."""
+    looping_budget: float = 60.0
+    """Time budget of a template's looping generations (fragments after it are skipped)."""
     headline_chunk: int = 3
     headline_size: int = 16384
     clock: str = "wall"
@@ -89,6 +93,8 @@ QUICK = BenchConfig(
     abuse_char_budget=0.5,
     abuse_timeout=10.0,
     growth_regions=("answer",),
+    looping_size=600,
+    looping_budget=15.0,
     quick=True,
 )
 
@@ -102,6 +108,10 @@ TARGETS: dict[str, tuple[str, float]] = {
     "linearity": ("<=", 1.2),
     # abuse: cost per character must not grow with the length of the text.
     "abuse_linearity": ("<=", 1.2),
+    # A looping generation (a fragment of the format repeated) four times as long takes less
+    # than six times as long (the worst fragment of the template, one shot or streamed in
+    # 16-character chunks; linear work gives 4).
+    "looping_growth": ("<=", 6.0),
     # short tool-calling generations under every prompt shape (pooled over all
     # template x workload x prompt shape entries), and no template slow on 128 KB.
     "oneshot_calls_speedup": (">=", 10.0),

@@ -151,9 +151,35 @@ def format_calls(calls: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _looping_lines(looping: dict[str, Any]) -> list[str]:
+    """The worst looping generation of each mode, rtc's times and the reference's on it."""
+    if not looping:
+        return []
+    size = looping["size"]
+    lines = [
+        f"  looping generations ({len(looping['fragments'])} fragments repeated, {size} and "
+        f"{4 * size} characters; time for 4x the text, worst fragment):"
+    ]
+    for mode, worst in looping.get("worst", {}).items():
+        entry = looping["fragments"][worst["index"]]
+        head = f" after {entry['head']!r}" if entry["head"] else ""
+        how = "one shot" if mode == "one-shot" else f"{looping['chunk']}-char chunks"
+        run = entry[mode]
+        line = (
+            f"    rtc       {how}: {num(run['growth'], 'x')} ({num(run['small_us'])} / "
+            f"{num(run['big_us'])} µs) on {entry['fragment']!r}{head}"
+        )
+        ref = looping.get("reference_on_worst", {}).get(mode)
+        if ref is not None:
+            ref_growth = num(ref["growth"], "x") if ref["status"] == "ok" else ref["status"]
+            line += f"; reference {ref_growth} ({num(ref['small_us'])} / {num(ref['big_us'])} µs)"
+        lines.append(line)
+    return lines
+
+
 def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
     if "skipped" in abuse:
-        return [f"  abuse: skipped ({abuse['skipped']})"]
+        return [f"  abuse: skipped ({abuse['skipped']})", *_looping_lines(abuse.get("looping", {}))]
     lines = [f"  abuse ({size_label(abuse['body_size'])} in {abuse['region']}):"]
     for key, side in abuse["stream"].items():
         if side.get("status") != "ok":
@@ -190,7 +216,7 @@ def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
             f"    {key:9} {abuse['flood_char']!r} flood {small} / {big}: {' / '.join(cells)}; "
             f"per-char {big}/{small} {num(side.get('big_over_small'), 'x')}"
         )
-    return lines
+    return lines + _looping_lines(abuse.get("looping", {}))
 
 
 def format_summary(summary: dict[str, Any]) -> list[str]:

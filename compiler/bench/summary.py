@@ -96,6 +96,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         abuse.get("flood", {}).get("rtc", {}).get("big_over_small"),
     ]
     known = [r for r in abuse_ratios if r is not None]
+    looping = [w["growth"] for w in abuse.get("looping", {}).get("worst", {}).values()]
     calls = call_entries(record)
     speedups = [e["speedup"] for e in calls if e["speedup"] is not None]
     loaded = [e["speedup_loaded"] for e in calls if e["speedup_loaded"] is not None]
@@ -110,6 +111,7 @@ def template_metrics(record: dict[str, Any], config: BenchConfig) -> dict[str, f
         "linearity": linear.get("rtc"),
         "linearity_reference": linear.get("reference"),
         "abuse_linearity": max(known) if known else None,
+        "looping_growth": max(looping) if looping else None,
         "oneshot_calls_speedup": statistics.median(speedups) if speedups else None,
         "oneshot_calls_speedup_loaded": statistics.median(loaded) if loaded else None,
         "oneshot_calls_lowest": min(speedups) if speedups else None,
@@ -190,6 +192,11 @@ def template_failures(record: dict[str, Any], config: BenchConfig) -> dict[str, 
         *({"rtc": part} for part in abuse.get("chars", {}).get("rtc", {}).values()),
         *({"rtc": part} for part in abuse.get("flood", {}).get("rtc", {}).values()),
     ]
+    runs["looping_growth"] = [
+        {"rtc": entry[mode]}
+        for entry in abuse.get("looping", {}).get("fragments", [])
+        for mode in ("one-shot", "stream")
+    ]
     failed = {}
     for key, found in runs.items():
         for run in found:
@@ -219,6 +226,7 @@ def _labels(config: BenchConfig) -> dict[str, str]:
         "linearity_reference": f"linearity per chunk {size_label(large)} / "
         f"{size_label(small)} (reference)",
         "abuse_linearity": "abuse: worst per-char cost growth (rtc)",
+        "looping_growth": "abuse: looping generation, 4x the text, worst time growth (rtc)",
         "oneshot_calls_speedup": "one-shot tool calls, all prompt shapes: median (vs from-dict)",
         "oneshot_calls_speedup_loaded": "one-shot tool calls, all prompt shapes: median "
         "(vs preloaded)",

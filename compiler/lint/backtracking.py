@@ -19,6 +19,8 @@ from typing import Any
 
 from ..regex_syntax import Tree, accepts, parse
 from ..regex_syntax import nodes as n
+from ..regex_syntax.fast_paths import whitespace_led
+from ..regex_syntax.literal import literal_suffix
 from ..regex_syntax.samples import plainest, text_before
 
 UNROLL = 12
@@ -137,7 +139,7 @@ class Blowup:
         import math
 
         low, high = self.ways[-2], self.ways[-1]
-        return math.log2(high / low) if low else 0.0
+        return math.log2(high / low) if low and high else 0.0  # no ways at all: no growth
 
 
 def _count(nfa: _Nfa, closures: list[list[int]], text: str, starts: range) -> int:
@@ -218,16 +220,112 @@ def _patterns(ctx: Any) -> list[tuple[Any, str, str, Any]]:
     return out
 
 
-def catastrophic_backtracking(ctx: Any) -> list[Any]:
-    """Patterns a backtracking engine may take exponential (or high-power) time on."""
+LOOP_SIZE = 150
+"""Characters of the shorter looping text a pattern is searched in (the longer: four times)."""
+LOOP_GROWTH = 6.0
+"""Most the characters examined may grow for four times the text (linear: 4, quadratic: 16)."""
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A fragment whose repetition makes a pattern's searches read on to the end of the text."""
+
+    fragment: str
+    work: tuple[int, int]  # characters examined for the shorter and the longer text
+    times: int  # repetitions in the shorter text
+
+
+def looping(pattern: str, fragments: list[str]) -> Loop | None:
+    """The fragment whose repetition (a looping model, ``repetitions.repeated``) makes the
+    search of ``pattern`` through the text, match after match, cost more than linear work
+    (counted by ``work.search_work``, exact), the worst first; None if none does."""
+    from .repetitions import OPENING, repeated, times_for
+    from .work import WorkLimit, reads_on, search_work
+
+    worst: Loop | None = None
+    for fragment in fragments:
+        times = times_for(fragment, LOOP_SIZE)
+        try:
+            if not reads_on(pattern, repeated(fragment, times), len(OPENING), len(fragment)):
+                continue  # no attempt in the first repetition reads far: searches stay short
+            small = search_work(pattern, repeated(fragment, times))
+            try:
+                search_work(pattern, repeated(fragment, 4 * times), int(LOOP_GROWTH * small))
+                continue  # linear after all
+            except WorkLimit as over:
+                big = over.count
+        except (RecursionError, ValueError):
+            continue
+        if worst is None or big / small > worst.work[1] / worst.work[0]:
+            worst = Loop(fragment, (small, big), times)
+    return worst
+
+
+def _looping_finding(ctx: Any, f: Any, key: str, pattern: str, delim: Any, found: list[Any]) -> Any:
+    """A catastrophic-backtracking finding for a pattern that reads on to the end of the text
+    from every repetition of a fragment of its field (or of whitespace), or None. ``found``:
+    the template's fragments (``repetitions.fragments``)."""
     from .context import quote
     from .findings import WARNING
+    from .repetitions import OPENING
+
+    texts = list(
+        dict.fromkeys(
+            x.text
+            for x in found
+            if x.source.startswith(f"fields.{f.name}") or x.source == "whitespace runs"
+        )
+    )
+    if whitespace_led(pattern) is not None:
+        # rtc searches what follows the leading \s* and reads a run of whitespace once.
+        texts = [x for x in texts if x.strip()]
+    if delim is None and literal_suffix(parse(pattern)) is not None:
+        return None  # a tag loop stops after the last text every match ends with
+    if not texts:
+        return None
+    loop = looping(pattern, texts)
+    if loop is None:
+        return None
+    head = ""
+    if not f.implicit and delim is not f.open:
+        # A close or a tag pattern is read inside the region: open it, with a value in it.
+        part = ctx.corpus.part(f.name)
+        opens = ctx.corpus.by_name[f.name].opens()
+        head = part.head if part is not None else (opens[0].witness if opens else "")
+    text = OPENING + head + loop.fragment * EXAMPLE_PUMPS
+    small, big = loop.work
+    return ctx.finding(
+        "catastrophic-backtracking",
+        WARNING,
+        ctx.field_path(f, *key.split(".")),
+        f"{quote(pattern)} reads on from each repetition of {quote(loop.fragment)}: on a "
+        "generation that loops on it, each search reads the rest of the text, and the time "
+        f"grows with the square of its length (characters its searches examine: {small:,} "
+        f"for {loop.times} repetitions, over {big:,} for {4 * loop.times}).",
+        ctx.example(text),
+        "bound what the pattern reads past its delimiter: a look-ahead for the close can stop "
+        "at the next open ((?:(?!OPEN)[\\s\\S])*? instead of [\\s\\S]*?), a grammar can refuse "
+        "what a repetition starts with",
+    )
+
+
+def catastrophic_backtracking(ctx: Any) -> list[Any]:
+    """Patterns a backtracking engine may take exponential (or high-power) time on, and
+    patterns whose searches read the rest of the text at every repetition of a fragment of
+    their own field (a looping model)."""
+    from .context import quote
+    from .findings import WARNING
+    from .repetitions import fragments
 
     out = []
     corpus = ctx.corpus
+    found = fragments(ctx.model)
     for f, key, pattern, delim in _patterns(ctx):
         blowup = analyse(pattern)
         if blowup is None:
+            finding = _looping_finding(ctx, f, key, pattern, delim, found)
+            if finding is not None:
+                out.append(finding)
             continue
         run = blowup.head + blowup.pump * EXAMPLE_PUMPS
         text = run

@@ -269,6 +269,57 @@ def unbounded_holdback(ctx: Context) -> list[Finding]:
                 "start the pattern with the literal text of the delimiter",
             )
         )
+    reported = {finding.path for finding in out}
+    return out + _looping_holdback(ctx, reported)
+
+
+LOOP_TEXT = 160
+"""Characters of a looping generation streamed one at a time by the hold-back check."""
+
+
+def _looping_holdback(ctx: Context, reported: set[str]) -> list[Finding]:
+    """Delimiters a looping model holds back: a fragment of the template's own text
+    (``repetitions``) repeated, streamed one character at a time, leaves most of it unemitted
+    because a pattern can still match from its first repetition on."""
+    from .repetitions import fragments, times_for
+
+    corpus = ctx.corpus
+    if corpus.implicit is None:
+        return []  # text outside regions is dropped: no event shows what is held back
+    watched = [(s.field, s.field.open) for s in corpus.shapes if s.field.open is not None]
+    if corpus.implicit.field.close is not None:
+        watched.append((corpus.implicit.field, corpus.implicit.field.close))
+    out: list[Finding] = []
+    for fragment in fragments(ctx.model):
+        if not fragment.text.strip():
+            continue  # whitespace before a \s*-led delimiter is held, as the reference holds it
+        text = fragment.generation(times_for(fragment.text, LOOP_TEXT))
+        result = ctx.probe.run(ctx.prefix, text, HOLDBACK)
+        if is_raised(result):
+            continue
+        held = result["characters fed"] - result["characters emitted before finalize"]
+        culprit = _holding(watched, text) if held >= len(text) // 2 else None
+        if culprit is None:
+            continue
+        f, d = culprit
+        path = ctx.delimiter_path(f, d)
+        if path in reported:
+            continue
+        reported.add(path)
+        out.append(
+            ctx.finding(
+                "unbounded-holdback",
+                WARNING,
+                path,
+                f"{quote(d.pattern)} can still match after {quote(fragment.text)} repeated: while "
+                "a model loops on it, streaming emits nothing from the first repetition on and "
+                f"searches all of it again on every feed ({held} of {len(text)} characters "
+                "held back when the stream ends).",
+                ctx.example(text, Run("streamed 1 character at a time", HOLDBACK)),
+                "bound what the pattern reads past its delimiter (a look-ahead for the close "
+                "can stop at the next open)",
+            )
+        )
     return out
 
 

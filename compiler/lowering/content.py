@@ -29,7 +29,8 @@ from rtc.runtime.content import PARSERS
 
 from ..literals import comment_text
 from ..plan import Content, ContentKind, ContentPattern, TagsFunction, Twin, ValueFunction
-from ..regex_syntax import re_twin, searches_well
+from ..regex_syntax import parse, re_twin, searches_well
+from ..regex_syntax.literal import literal_suffix
 from .namespace import Namespace, identifier, twin_note
 
 TEXT_KINDS = ("text", "int", "float", "bool")
@@ -133,6 +134,7 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
         # xml_inline_with's loop without merging, written out: the groups read by the numbers
         # decided here, the value parser's expression inline (no call per value).
         function = identifier(stem, ns.names, "_tags_")
+        suffix = literal_suffix(parse(tag_pattern))
         ns.imports.add("content", "missing_key")
         ns.tags_functions.append(
             TagsFunction(
@@ -144,6 +146,8 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
                 groups["key"],
                 groups["value"],
                 value[1] if value is not None else None,
+                ns.literal(suffix) if suffix is not None else "",
+                len(suffix) if suffix is not None else 0,
             )
         )
         return Content(ContentKind.TAGS, function=function)

@@ -140,6 +140,62 @@ def literal_text(tree: n.Tree, node: n.Node | None = None) -> str | None:
     return "".join(item.char for item in items if isinstance(item, n.Char))
 
 
+# Zero-width tests whose answer can depend on text after the position or on where the range ends.
+_READS_ON = frozenset(
+    {n.END, n.END_OR_NEWLINE, n.LINE_END, n.BOUNDARY, n.NOT_BOUNDARY, n.WORD_START, n.WORD_END}
+)
+
+
+def literal_suffix(tree: n.Tree) -> str | None:
+    """The literal text every match ends with, when nothing in the pattern reads text beyond
+    it (no look-ahead, no end anchor, no word boundary, anywhere: called groups included);
+    else None.
+
+    Then no match ends after the last occurrence of that text, and a search bounded there
+    (``endpos`` at the end of that occurrence) finds the same matches: a path that succeeds
+    ends by then, and a path that reads further fails in both texts, since nothing can see
+    where the range ends. A body repeating the start of a tag whose end never comes
+    (``<parameter=k> x <parameter=k> x ...``) is then not read to its end from every start."""
+    if tree.error is not None or not tree.known:
+        return None
+    for node in n.walk(tree.root):
+        if isinstance(node, n.Group) and node.kind in (n.AHEAD, n.NOT_AHEAD):
+            return None
+        if isinstance(node, n.Assert) and node.kind in _READS_ON:
+            return None
+        if isinstance(node, n.Cond) and isinstance(node.test, n.Group):
+            return None  # its test is a look-around (walk visits it, but be plain about it)
+    return _tail(tree.root)[0] or None
+
+
+def _tail(node: n.Node) -> tuple[str, bool]:
+    """The literal text every match of ``node`` ends with, and whether that is all of it
+    (through groups matched once; of an alternation, the branches' common ending)."""
+    if isinstance(node, n.Char):
+        return ("", False) if node.fold else (node.char, True)
+    if isinstance(node, n.Empty):
+        return "", True
+    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP, n.ATOMIC):
+        return _tail(node.body)
+    if isinstance(node, n.Seq):
+        text = ""
+        for item in reversed(node.items):
+            part, whole = _tail(item)
+            text = part + text
+            if not whole:
+                return text, False
+        return text, True
+    if isinstance(node, n.Alt):
+        tails = [_tail(branch) for branch in node.branches]
+        common = tails[0][0]
+        for part, _ in tails[1:]:
+            while not part.endswith(common):
+                common = common[1:]
+        whole = all(whole and part == common for part, whole in tails)
+        return common, whole
+    return "", False
+
+
 def literal_alternatives(tree: n.Tree) -> tuple[str, ...] | None:
     """For ``L1|L2|...`` (the alternation possibly in one group) of fixed literals none of
     which is a prefix of another, the literals (repeats dropped); else None.

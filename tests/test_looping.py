@@ -1,0 +1,161 @@
+"""A looping model must not stall the parser: linear work on degenerate generations.
+
+Models loop: a degenerate generation repeats one fragment until ``max_tokens``, often made of
+the format's own delimiters. For every catalogue family, each fragment its template yields
+(``rtc.compiler.lint.repetitions``: its delimiters, call heads, parameter tags, and whitespace
+where its patterns take runs of it) is repeated after a short opening into a text of about
+:data:`SIZE` characters and into one four times longer, and parsed one shot and streamed in
+16-character chunks. The work is counted, never timed (``rtc.compiler.lint.work``: the
+characters the parser's searches examine, each regex attempt by its extent), so the check is
+exact and the same on every machine: the longer text must cost under :data:`GROWTH` times
+the shorter one (linear work gives 4, quadratic 16).
+
+The check is shown to catch what it is for on the llama3 template as it was before its call
+open stopped reading the rest of the text at every repeated call head
+(``tests/data/looping/llama3_recursive_lookahead.json``, ``generated/llama3.json`` of this
+repository at commit 5e373cc): over 10 s for 600 repeated heads, one shot and streamed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rtc.compiler.lint.repetitions import fragments, times_for
+from rtc.compiler.lint.work import WorkLimit, count, counting_module
+from rtc.compiler.validate import validate
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data" / "looping"
+FAMILIES = sorted(path.stem for path in (ROOT / "generated").glob("*.json"))
+
+SIZE = 1000
+"""Characters of the shorter text (both texts are above the spans the parsers treat as long)."""
+GROWTH = 6.0
+"""Most the work may grow for four times the text."""
+CHUNK = 16
+PER_CHARACTER = 400
+"""Characters examined per character of the shorter text past which a parse fails at once
+(so that a quadratic case stops early instead of running long)."""
+
+
+ONE_SHOT = "one shot"
+STREAMED = "in 16-character chunks"
+BOTH = (ONE_SHOT, STREAMED)
+WHITESPACE = "whitespace runs"
+INSIDE = "fields.tool_calls: whitespace runs inside"
+
+# Found by this check and not yet made linear: each family, the fragment sources (as
+# lint.repetitions names them) and the modes whose work still grows faster than the text.
+# Every other fragment of these families, and every fragment of every other family, is held to
+# linear work. The reasons, by group:
+#
+# A partial pass one shot: templates whose closes use \G or \K (or a look-behind reading the
+# consumed text) parse one shot by the streaming loop, whose partial-mode searches are not
+# remembered between commits: after each repeated end marker, a delimiter that never occurs is
+# searched to the end of the text again (the looping branch's remembered searches).
+# Whitespace runs: a \s*-led pattern searched by the regex module reads the run from each of
+# its positions (one shot: quadratic), and streaming holds the run back and searches it again on
+# every feed (cubic): gpt_oss (call open (?:<|start|>assistant)?\s*to=...), qwen3 and qwen3_5
+# (\s*<tool_call>, \s*<|im_end|>: streamed), and inside calls the close patterns of hunyuan_a13b
+# (\s*</tool_calls>) and llama3 (\G...\s*\}) (the looping branch's whitespace_led search for
+# patterns with look-arounds and its remembered searches).
+# Whitespace inside a call, after its value, where only the close is watched: the close
+# patterns of these rtc-written families read the run from every position of it (one shot) or
+# on every feed (streamed), e.g. (?<=\})\s*\}(?:(?=\s*,\s*\{)|\s*\]) or
+# \s*</tool_calls>|(?=[ \t]*\n\s*\{); for the DeepSeek DSML families the call's open ends in
+# \s*, so before any parameter it stays pending while the run grows and is matched again on
+# every feed (the looping branch rewrote granite_20b_fc's and xlam's closes, unfinished).
+_INSIDE_STREAMED = {INSIDE: (STREAMED,)}
+_INSIDE_BOTH = {INSIDE: BOTH}
+SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
+    "apertus": _INSIDE_STREAMED,
+    "deepseek_v32": _INSIDE_BOTH,
+    "deepseek_v4": _INSIDE_BOTH,
+    "granite_20b_fc": _INSIDE_BOTH,
+    "hyperclovax": _INSIDE_STREAMED,
+    "internlm2": _INSIDE_STREAMED,
+    "minimax_m1": _INSIDE_BOTH,
+    "nemotron_nano2": _INSIDE_BOTH,
+    "phi4_mini": _INSIDE_STREAMED,
+    "xlam": _INSIDE_BOTH,
+    "qwen3_5": {WHITESPACE: (STREAMED,)},
+    "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,)},
+    "mistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
+    "mistral_magistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
+    "mistral_v3": {"fields.content.close": (ONE_SHOT,)},
+    "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,)},
+    "gpt_oss": {WHITESPACE: BOTH},
+    "qwen3": {WHITESPACE: (STREAMED,)},
+    "hunyuan_a13b": {INSIDE: (STREAMED,)},
+}
+
+
+def slow_fragments(
+    template: dict[str, Any],
+    size: int = SIZE,
+    skip: dict[str, tuple[str, ...]] | None = None,
+) -> list[str]:
+    """The fragments (and how they were parsed) whose work grows too fast, as messages;
+    ``skip``: fragment sources not tried, with the modes (:data:`ONE_SHOT`, :data:`STREAMED`)."""
+    module = counting_module(template)
+    slow = []
+    for fragment in fragments(validate(template)):
+        times = times_for(fragment.text, size)
+        short, long = fragment.generation(times), fragment.generation(4 * times)
+        for chunk in (None, CHUNK):
+            how = ONE_SHOT if chunk is None else STREAMED
+            if how in (skip or {}).get(fragment.source, ()):
+                continue
+            try:
+                small = count(module, short, chunk=chunk, limit=PER_CHARACTER * len(short))
+                big = count(module, long, chunk=chunk, limit=int(GROWTH * small))
+            except WorkLimit as exc:
+                after = f" after {fragment.head!r}" if fragment.head else ""
+                slow.append(f"{fragment.text!r}{after} ({fragment.source}) {how}: {exc}")
+                continue
+            assert big >= small, (fragment, chunk)
+    return slow
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_looping_generations_cost_linear_work(name: str) -> None:
+    template = json.loads((ROOT / "generated" / f"{name}.json").read_text(encoding="utf-8"))
+    slow = slow_fragments(template, skip=SUPER_LINEAR.get(name))
+    assert not slow, f"{name}: work grows faster than the text on\n" + "\n".join(slow)
+
+
+def test_every_family_is_checked() -> None:
+    assert len(FAMILIES) >= 47 and "llama3" in FAMILIES
+    assert set(SUPER_LINEAR) <= set(FAMILIES)
+    for name, skipped in sorted(SUPER_LINEAR.items()):
+        # Each entry names fragments the family has (the list names real cases).
+        template = json.loads((ROOT / "generated" / f"{name}.json").read_text(encoding="utf-8"))
+        sources = {f.source for f in fragments(validate(template))}
+        assert set(skipped) & sources, name
+
+
+def test_the_check_catches_a_call_head_read_to_the_end_at_every_repetition() -> None:
+    template = json.loads((DATA / "llama3_recursive_lookahead.json").read_text(encoding="utf-8"))
+    slow = slow_fragments(template, size=300)
+    assert any(s.startswith('\'{"name":"f","parameters":\'') for s in slow), slow
+    assert any("one shot" in s for s in slow) and any("chunks" in s for s in slow), slow
+
+
+def test_lint_flags_the_call_head_read_to_the_end() -> None:
+    """``rtc lint`` tries the same repetitions: llama3 as it was is flagged by both checks (a
+    search reads the rest of the text at every head; streaming holds everything back from the
+    first), today's llama3 by neither."""
+    from rtc.compiler.lint import lint
+
+    before = json.loads((DATA / "llama3_recursive_lookahead.json").read_text(encoding="utf-8"))
+    now = json.loads((ROOT / "generated" / "llama3.json").read_text(encoding="utf-8"))
+    wanted = {
+        ("catastrophic-backtracking", "fields.tool_calls.open_pattern"),
+        ("unbounded-holdback", "fields.tool_calls.open_pattern"),
+    }
+    assert wanted <= {(f.code, f.path) for f in lint(before)}
+    assert not wanted & {(f.code, f.path) for f in lint(now)}
