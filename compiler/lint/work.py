@@ -94,23 +94,23 @@ class CountedText(str):
     def __contains__(self, sub: object) -> bool:
         return self.find(sub) >= 0  # type: ignore[arg-type]
 
-    def find(self, sub: str, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+    def find(self, sub: str, start: Any = None, end: Any = None) -> int:
         lo, hi = _bounds(len(self), start, end)
         i = str.find(self, sub, start, end)
         _TALLY.add((i + len(sub) - lo) if i >= 0 else hi - lo)
         return i
 
-    def rfind(self, sub: str, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+    def rfind(self, sub: str, start: Any = None, end: Any = None) -> int:
         lo, hi = _bounds(len(self), start, end)
         i = str.rfind(self, sub, start, end)
         _TALLY.add((hi - i) if i >= 0 else hi - lo)
         return i
 
-    def startswith(self, prefix: Any, start: Any = None, end: Any = None) -> bool:  # type: ignore[override]
+    def startswith(self, prefix: Any, start: Any = None, end: Any = None) -> bool:
         _TALLY.add(len(prefix) if isinstance(prefix, str) else max(map(len, prefix), default=1))
         return str.startswith(self, prefix, start, end)
 
-    def endswith(self, suffix: Any, start: Any = None, end: Any = None) -> bool:  # type: ignore[override]
+    def endswith(self, suffix: Any, start: Any = None, end: Any = None) -> bool:
         _TALLY.add(len(suffix) if isinstance(suffix, str) else max(map(len, suffix), default=1))
         return str.endswith(self, suffix, start, end)
 
