@@ -132,7 +132,10 @@ def _fast_path(events: bool) -> Any:
         # What is left held is a trailing run of lead characters (or nothing).
         kept = whole_length - len(committed)
         if keep:
-            self._advance(buf, text, len(committed))
+            # Drop this frame's reference first: _advance then grows the buffer in place
+            # (with two references CPython copies it: the whole kept context every chunk).
+            buf = ""
+            self._advance(text, len(committed))
         elif not kept:
             if held:
                 self._buf = ""
@@ -305,11 +308,12 @@ class CompiledParser:
 
     feed_text = _fast_path(events=False)
 
-    def _advance(self, buf: str, text: str, committed: int) -> None:
+    def _advance(self, text: str, committed: int) -> None:
         """The fast path of a parser whose patterns look at consumed text: ``text`` joins the
         buffer and ``committed`` more characters count as consumed; what the patterns can no
         longer see is dropped now and then (all of it is kept where they may see it all)."""
-        self._buf = ""  # so that CPython can grow the string in place
+        buf = self._buf
+        self._buf = ""  # the only reference left is ours: CPython grows the string in place
         buf += text
         pos = self._pos + committed
         context = self._context
