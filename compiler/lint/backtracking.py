@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import regex
+
 from ..regex_syntax import Tree, accepts, parse
 from ..regex_syntax import nodes as n
 from ..regex_syntax.fast_paths import whitespace_led
@@ -254,8 +256,8 @@ def looping(pattern: str, fragments: list[str]) -> Loop | None:
                 continue  # linear after all
             except WorkLimit as over:
                 big = over.count
-        except (RecursionError, ValueError):
-            continue
+        except (RecursionError, ValueError, regex.error):
+            continue  # a pattern regex refuses is reported by validation, not here
         if worst is None or big / small > worst.work[1] / worst.work[0]:
             worst = Loop(fragment, (small, big), times)
     return worst
