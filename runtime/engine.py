@@ -97,8 +97,17 @@ def _fast_path(events: bool) -> Any:
         elif not core.isdisjoint(text):
             return self._feed(text) if events else None
         buf = self._buf
-        held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
         last = text[-1]
+        if not buf and not keep and last not in lead and not (dollar and last == "\n"):
+            # The common case, first: nothing held before, nothing to hold now (the chunk
+            # cannot end in the start of a delimiter), nothing kept for the patterns to see:
+            # the chunk is committed whole (what the general branch below also finds).
+            if name is not None:
+                self._parts.append(text)
+                if events:
+                    return [{"type": "region_chunk", "field": name, "text": text, "dirty": dirty}]
+            return [] if events else text
+        held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
         if held and self._clean:
             # What is held is a run of lead characters this path left: no need to read it.
             if last in lead:
