@@ -18,16 +18,11 @@ from . import nodes as n
 _ROUNDS = 32
 
 
-def min_length(
-    tree: n.Tree, node: n.Node | None = None, called: dict[int, int] | None = None
-) -> int:
+def min_length(tree: n.Tree, node: n.Node | None = None) -> int:
     """A lower bound of the characters any match of ``node`` (default: the whole pattern)
-    consumes; exact for patterns without assertions, back-references and calls. ``called``:
-    :func:`group_minimums` of the tree, for a caller that measures many parts of one pattern
-    (computing it anew for each part of a 30 KB pattern is quadratic)."""
-    if called is None:
-        called = group_minimums(tree)
-    return _min(tree, tree.root if node is None else node, called)
+    consumes; exact for patterns without assertions, back-references and calls. To measure
+    many parts of one pattern, use :func:`min_lengths`."""
+    return _min(tree, tree.root if node is None else node, group_minimums(tree))
 
 
 def min_lengths(tree: n.Tree) -> Callable[[n.Node], int]:

@@ -29,7 +29,7 @@ import regex
 
 from . import nodes as n
 from .chars import accepts
-from .lengths import group_minimums, min_length
+from .lengths import min_lengths
 from .parser import parse
 
 # Characters tried, in order, for a class: plain letters first so samples read like text, then
@@ -90,6 +90,7 @@ class _Builder:
         memo: dict[int, bool],
     ) -> None:
         self.tree = tree
+        self.min_length = min_lengths(tree)
         self.overrides = overrides
         self.choices = choices
         self.fuller = fuller
@@ -184,8 +185,7 @@ class _Builder:
         that must write something first."""
         if not self.fuller or self.depth > _MAX_CALL_DEPTH:
             return list(branches)
-        called = group_minimums(self.tree)
-        return sorted(branches, key=lambda b: min_length(self.tree, b, called) == 0)
+        return sorted(branches, key=lambda b: self.min_length(b) == 0)
 
     def group(self, node: n.Group, at_end: bool) -> None:
         if node.kind == n.AHEAD:
