@@ -234,10 +234,7 @@ def unbounded_holdback(ctx: Context) -> list[Finding]:
     corpus = ctx.corpus
     regions: list[tuple[str, Any, list[Any]]] = []
     if corpus.implicit is not None:
-        watched = [(s.field, s.field.open) for s in corpus.shapes if s.field.open is not None]
-        if corpus.implicit.field.close is not None:
-            watched.append((corpus.implicit.field, corpus.implicit.field.close))
-        regions.append(("", corpus.implicit, watched))
+        regions.append(("", corpus.implicit, _watched_outside(corpus)))
     for shape in corpus.shapes:
         f = shape.field
         part = corpus.part(shape.name)
@@ -286,9 +283,7 @@ def _looping_holdback(ctx: Context, reported: set[str]) -> list[Finding]:
     corpus = ctx.corpus
     if corpus.implicit is None:
         return []  # text outside regions is dropped: no event shows what is held back
-    watched = [(s.field, s.field.open) for s in corpus.shapes if s.field.open is not None]
-    if corpus.implicit.field.close is not None:
-        watched.append((corpus.implicit.field, corpus.implicit.field.close))
+    watched = _watched_outside(corpus)
     out: list[Finding] = []
     for fragment in fragments(ctx.model):
         if not fragment.text.strip():
@@ -321,6 +316,15 @@ def _looping_holdback(ctx: Context, reported: set[str]) -> list[Finding]:
             )
         )
     return out
+
+
+def _watched_outside(corpus: Any) -> list[tuple[Any, Any]]:
+    """(field, delimiter) watched outside explicit regions: every open, and the implicit
+    field's close."""
+    watched = [(s.field, s.field.open) for s in corpus.shapes if s.field.open is not None]
+    if corpus.implicit.field.close is not None:
+        watched.append((corpus.implicit.field, corpus.implicit.field.close))
+    return watched
 
 
 def _holding(watched: list[tuple[Any, Any]], text: str) -> tuple[Any, Any] | None:
