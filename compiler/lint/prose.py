@@ -54,11 +54,8 @@ def slow_prose(ctx: Context) -> list[Finding]:
                 )
             )
             continue
-        measured = _measure(parser, ctx.prefix, opening)
-        if measured is None:
-            continue
-        share = measured
-        if share <= SLOW_SHARE:
+        share = _measure(parser, ctx.prefix, opening)
+        if share is None or share <= SLOW_SHARE:
             continue
         out.append(
             ctx.finding(
