@@ -157,8 +157,11 @@ def find_any(buf: str, literals: Literals, pos: int, stop: int) -> tuple[int, in
     one if it is the leftmost there. So a call costs each literal a few times the distance to
     the nearest occurrence of any, not the rest of the text: a text that repeats one literal
     of a list while another never occurs (a looping model writing ``<|eot_id|>``) is searched
-    in linear time, not quadratic.
+    in linear time, not quadratic. A span shorter than ``LONG_SPAN`` is searched in one pass
+    (its cost is bounded; a stream's searches are mostly that short).
     """
+    if stop - pos < LONG_SPAN:
+        return _find_any_before(buf, literals, pos, stop)  # short: one pass costs less
     width = _FIRST_WINDOW
     while True:
         bound = stop if stop - pos <= width else pos + width
