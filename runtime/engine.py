@@ -30,6 +30,8 @@ __all__ = ["CLOSE", "NONE", "CompiledParser", "Fast", "FieldInfo", "LoopError", 
 # With a bounded context, consumed text is trimmed once this much more than the context has
 # piled up: one slice every so often instead of one per chunk.
 _TRIM_SLACK = 4096
+# Contexts up to this many characters are kept by the fast path as a slice of each chunk.
+_SLICED_CONTEXT = 64
 
 
 class Fast(NamedTuple):
@@ -88,20 +90,33 @@ def _fast_path(events: bool) -> Any:
         if fast is None or text.__class__ is not str or not text:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
-        core, lead, star, dollar, late, name, dirty, keep = fast
+        core, lead, star, dollar, late, name, dirty, keep, core_set = fast
         if late and not self._pos:
             return self._feed(text) if events else None  # nothing consumed yet: ^ may match
         if core.__class__ is str:
             if core in text:
                 return self._feed(text) if events else None
-        elif not core.isdisjoint(text):
+        elif core.__class__ is tuple:
+            if core[0] in text or core[1] in text:
+                return self._feed(text) if events else None
+        elif not core_set.isdisjoint(text):
             return self._feed(text) if events else None
         buf = self._buf
         last = text[-1]
-        if not buf and not keep and last not in lead and not (dollar and last == "\n"):
+        if (
+            (not buf and not keep or keep > 0 and len(buf) == self._pos)
+            and last not in lead
+            and not (dollar and last == "\n")
+        ):
             # The common case, first: nothing held before, nothing to hold now (the chunk
-            # cannot end in the start of a delimiter), nothing kept for the patterns to see:
-            # the chunk is committed whole (what the general branch below also finds).
+            # cannot end in the start of a delimiter): the chunk is committed whole (what the
+            # general branch below also finds).
+            if keep:
+                # The patterns look back at most ``keep`` characters (a small bound): the
+                # buffer becomes the last of them, all consumed; nothing before them is ever
+                # read again (one short slice instead of growing the buffer).
+                self._buf = buf = text[-keep:] if len(text) >= keep else (buf + text)[-keep:]
+                self._pos = len(buf)
             if name is not None:
                 self._parts.append(text)
                 if events:
@@ -123,12 +138,8 @@ def _fast_path(events: bool) -> Any:
             whole_length = held + len(text)
         else:
             whole = (buf[self._pos :] if keep else buf) + text if held else text
-            if held:
-                if core.__class__ is str:
-                    if core in whole:
-                        return self._feed(text) if events else None
-                elif not core.isdisjoint(whole):
-                    return self._feed(text) if events else None
+            if held and not core_set.isdisjoint(whole):
+                return self._feed(text) if events else None
             if last in lead:
                 if not star:
                     return self._feed(text) if events else None
@@ -193,10 +204,25 @@ def _derive(cls: Any) -> None:
         # whether consumed text is kept, in one tuple for the fast path to unpack.
         names: tuple[str | None, ...] = (None, *cls._names)
         dirty = (False, *cls._dirty)
-        keep = cls._context != 0
+        # What consumed text the fast path keeps: none (0), the last ``_context`` characters
+        # (a small bound: sliced off each chunk), or the buffer grown and trimmed now and then
+        # (-1: a large or no bound; see _advance).
+        context = cls._context
+        keep = context if context is not None and context <= _SLICED_CONTEXT else -1
         cls._region_fast = tuple(
-            None if f is None else (*f, names[i], dirty[i], keep) for i, f in enumerate(cls._fasts)
+            None
+            if f is None
+            else (_tested(f.core), *f[1:], names[i], dirty[i], keep, frozenset(f.core))
+            for i, f in enumerate(cls._fasts)
         )
+
+
+def _tested(core: str | frozenset[str]) -> str | tuple[str, ...] | frozenset[str]:
+    """A core as the fast path tests a chunk for it: one character (a str), two (a tuple:
+    two ``in`` tests cost less than ``frozenset.isdisjoint`` on a short chunk), or more."""
+    if isinstance(core, frozenset) and len(core) == 2:
+        return tuple(sorted(core))
+    return core
 
 
 class CompiledParser:
