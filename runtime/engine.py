@@ -90,87 +90,45 @@ def _fast_path(events: bool) -> Any:
         if fast is None or text.__class__ is not str or not text:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
-        core, lead, star, dollar, late, name, dirty, keep, core_set = fast
-        if late and not self._pos:
-            return self._feed(text) if events else None  # nothing consumed yet: ^ may match
-        if core.__class__ is str:
-            if core in text:
-                return self._feed(text) if events else None
-        elif core.__class__ is tuple:
-            if core[0] in text or core[1] in text:
-                return self._feed(text) if events else None
-        elif not core_set.isdisjoint(text):
-            return self._feed(text) if events else None
         buf = self._buf
-        last = text[-1]
-        if (
-            (not buf and not keep or keep > 0 and len(buf) == self._pos)
-            and last not in lead
-            and not (dollar and last == "\n")
-        ):
-            # The common case, first: nothing held before, nothing to hold now (the chunk
-            # cannot end in the start of a delimiter): the chunk is committed whole (what the
-            # general branch below also finds).
+        if not buf and fast[0] not in text and text[-1] not in fast[1]:
+            # The common case of most states, first (fast[0] is the state's one core
+            # character, "" where the state is not that simple: see _region_tuple): nothing
+            # held before, no core character, nothing to hold now (the chunk cannot end in
+            # the start of a delimiter): the chunk is committed whole.
+            name = fast[2]
+            dirty = fast[3]
+        else:
+            _, _, name, dirty, core, lead, star, dollar, late, keep, core_set = fast
+            if late and not self._pos:
+                return self._feed(text) if events else None  # nothing consumed yet: ^ may match
+            if core.__class__ is str:
+                if core in text:
+                    return self._feed(text) if events else None
+            elif core.__class__ is tuple:
+                if core[0] in text or core[1] in text:
+                    return self._feed(text) if events else None
+            elif not core_set.isdisjoint(text):
+                return self._feed(text) if events else None
+            last = text[-1]
+            if not (
+                (not buf and not keep or keep > 0 and len(buf) == self._pos)
+                and last not in lead
+                and not (dollar and last == "\n")
+            ):
+                return _held(self, text, fast, events)
             if keep:
                 # The patterns look back at most ``keep`` characters (a small bound): the
                 # buffer becomes the last of them, all consumed; nothing before them is ever
                 # read again (one short slice instead of growing the buffer).
                 self._buf = buf = text[-keep:] if len(text) >= keep else (buf + text)[-keep:]
                 self._pos = len(buf)
-            if name is not None:
-                self._parts.append(text)
-                if events:
-                    return [{"type": "region_chunk", "field": name, "text": text, "dirty": dirty}]
-            return [] if events else text
-        held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
-        if held and self._clean:
-            # What is held is a run of lead characters this path left: no need to read it.
-            if last in lead:
-                tail = text.rstrip(lead)  # star: the run goes on
-                if not tail:
-                    committed = ""  # the whole chunk joins the run
-                else:
-                    committed = (buf[self._pos :] if keep else buf) + tail
-            elif dollar and last == "\n":
-                return self._feed(text) if events else None
-            else:
-                committed = (buf[self._pos :] if keep else buf) + text
-            whole_length = held + len(text)
-        else:
-            whole = (buf[self._pos :] if keep else buf) + text if held else text
-            if held and not core_set.isdisjoint(whole):
-                return self._feed(text) if events else None
-            if last in lead:
-                if not star:
-                    return self._feed(text) if events else None
-                committed = whole.rstrip(lead)  # the trailing run of lead characters waits
-            elif dollar and last == "\n":
-                return self._feed(text) if events else None
-            else:
-                committed = whole
-            whole_length = len(whole)
-        # What is left held is a trailing run of lead characters (or nothing).
-        kept = whole_length - len(committed)
-        if keep:
-            # Drop this frame's reference first: _advance then grows the buffer in place
-            # (with two references CPython copies it: the whole kept context every chunk).
-            buf = ""
-            self._advance(text, len(committed))
-        elif not kept:
-            if held:
-                self._buf = ""
-        elif committed or not held:
-            self._buf = text[len(text) - kept :]
-        else:
-            self._buf = ""  # so that CPython can grow the run in place
-            buf += text
-            self._buf = buf
-        self._clean = kept > 0
-        if committed and name is not None:
-            self._parts.append(committed)
+        # The chunk is committed whole (what the general branch of _held also finds).
+        if name is not None:
+            self._parts.append(text)
             if events:
-                return [{"type": "region_chunk", "field": name, "text": committed, "dirty": dirty}]
-        return [] if events else committed
+                return [{"type": "region_chunk", "field": name, "text": text, "dirty": dirty}]
+        return [] if events else text
 
     if events:
         step.__name__ = step.__qualname__ = "feed"
@@ -186,6 +144,64 @@ def _fast_path(events: bool) -> Any:
             "null sink, -1)."
         )
     return step
+
+
+def _held(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
+    """The fast path's other cases (see Fast): text is held back before the chunk, or the
+    chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
+    what ``feed()`` (``events``) or ``feed_text()`` returns."""
+    _, _, name, dirty, _, lead, star, dollar, _, keep, core_set = fast
+    buf = self._buf
+    last = text[-1]
+    held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
+    if held and self._clean:
+        # What is held is a run of lead characters this path left: no need to read it.
+        if last in lead:
+            tail = text.rstrip(lead)  # star: the run goes on
+            if not tail:
+                committed = ""  # the whole chunk joins the run
+            else:
+                committed = (buf[self._pos :] if keep else buf) + tail
+        elif dollar and last == "\n":
+            return self._feed(text) if events else None
+        else:
+            committed = (buf[self._pos :] if keep else buf) + text
+        whole_length = held + len(text)
+    else:
+        whole = (buf[self._pos :] if keep else buf) + text if held else text
+        if held and not core_set.isdisjoint(whole):
+            return self._feed(text) if events else None
+        if last in lead:
+            if not star:
+                return self._feed(text) if events else None
+            committed = whole.rstrip(lead)  # the trailing run of lead characters waits
+        elif dollar and last == "\n":
+            return self._feed(text) if events else None
+        else:
+            committed = whole
+        whole_length = len(whole)
+    # What is left held is a trailing run of lead characters (or nothing).
+    kept = whole_length - len(committed)
+    if keep:
+        # Drop this frame's reference first: _advance then grows the buffer in place
+        # (with two references CPython copies it: the whole kept context every chunk).
+        buf = ""
+        self._advance(text, len(committed))
+    elif not kept:
+        if held:
+            self._buf = ""
+    elif committed or not held:
+        self._buf = text[len(text) - kept :]
+    else:
+        self._buf = ""  # so that CPython can grow the run in place
+        buf += text
+        self._buf = buf
+    self._clean = kept > 0
+    if committed and name is not None:
+        self._parts.append(committed)
+        if events:
+            return [{"type": "region_chunk", "field": name, "text": committed, "dirty": dirty}]
+    return [] if events else committed
 
 
 def _derive(cls: Any) -> None:
@@ -210,11 +226,31 @@ def _derive(cls: Any) -> None:
         context = cls._context
         keep = context if context is not None and context <= _SLICED_CONTEXT else -1
         cls._region_fast = tuple(
-            None
-            if f is None
-            else (_tested(f.core), *f[1:], names[i], dirty[i], keep, frozenset(f.core))
+            None if f is None else _region_tuple(f, names[i], dirty[i], keep)
             for i, f in enumerate(cls._fasts)
         )
+
+
+def _region_tuple(f: Fast, name: str | None, dirty: bool, keep: int) -> tuple[Any, ...]:
+    """One state's Fast as the fast path reads it: first what its common case needs, then
+    the rest (see step and _held). A state is simple when one core character, its lead
+    characters, and nothing else decide its common case (no ^ or $ alternative, no consumed
+    text kept): ``feed()`` then tests it first ("" as its core character where it is not:
+    "" is in every chunk)."""
+    simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
+    return (
+        f.core if simple else "",
+        f.lead,
+        name,
+        dirty,
+        _tested(f.core),
+        f.lead,
+        f.star,
+        f.dollar,
+        f.late,
+        keep,
+        frozenset(f.core),
+    )
 
 
 def _tested(core: str | frozenset[str]) -> str | tuple[str, ...] | frozenset[str]:
