@@ -112,17 +112,20 @@ def _fast_path(events: bool) -> Any:
                 return self._feed(text) if events else None
             last = text[-1]
             if not (
-                (not buf and not keep or keep > 0 and len(buf) == self._pos)
+                (len(buf) == self._pos if keep else not buf)
                 and last not in lead
                 and not (dollar and last == "\n")
             ):
                 return _held(self, text, fast, events)
-            if keep:
+            if keep > 0:
                 # The patterns look back at most ``keep`` characters (a small bound): the
                 # buffer becomes the last of them, all consumed; nothing before them is ever
                 # read again (one short slice instead of growing the buffer).
                 self._buf = buf = text[-keep:] if len(text) >= keep else (buf + text)[-keep:]
                 self._pos = len(buf)
+            elif keep:
+                buf = ""  # drop this frame's reference: _advance grows the buffer in place
+                self._advance(text, len(text))
         # The chunk is committed whole (what the general branch of _held also finds).
         if name is not None:
             self._parts.append(text)
