@@ -183,8 +183,10 @@ class RtcReasoningDetector(_Named, ResponseTemplateReasoningDetector):
             # The tool detector reads what it is given: the content itself when reading it
             # again gives it back unchanged and no call, else the text with its calls.
             again = parse.whole(normal)
-            if message.get("tool_calls") or again.get("tool_calls") or again.get("content") != (
-                normal or None
+            if (
+                message.get("tool_calls")
+                or again.get("tool_calls")
+                or again.get("content") != (normal or None)
             ):
                 normal = text
         return ReasoningResult(normal_text=normal, reasoning_text=reasoning)
@@ -201,7 +203,7 @@ class RtcReasoningDetector(_Named, ResponseTemplateReasoningDetector):
         normal = text if self._pass_through else delta.get("content", "")
         if not self.stream_reasoning:  # sent whole, once the answer goes past it
             self._held.append(reasoning)
-            if not (end or normal or "tool_calls" in delta):
+            if not (end or "content" in delta or "tool_calls" in delta):
                 return ReasoningResult(normal_text=normal)
             reasoning, self._held = "".join(self._held), []
         return ReasoningResult(normal_text=normal, reasoning_text=reasoning)
@@ -278,7 +280,9 @@ class RtcToolDetector(_Named, ResponseTemplateToolDetector):
         message = self._whole(text, tools)
         calls = [
             ToolCallItem(
-                tool_index=i, name=call["function"]["name"], parameters=call["function"]["arguments"]
+                tool_index=i,
+                name=call["function"]["name"],
+                parameters=call["function"]["arguments"],
             )
             for i, call in enumerate(message.get("tool_calls") or ())
         ]
@@ -338,8 +342,9 @@ class RtcToolDetector(_Named, ResponseTemplateToolDetector):
                 'tool_choice must be "auto" or "none"'
             )
         if strict_requested:
-            raise ValueError("rtc parses the model's own tool-call format: strict tools cannot "
-                             "be enforced")
+            raise ValueError(
+                "rtc parses the model's own tool-call format: strict tools cannot " "be enforced"
+            )
         if not parallel_tool_calls:
             raise ValueError("rtc cannot enforce parallel_tool_calls=false")
 

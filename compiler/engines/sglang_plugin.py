@@ -219,10 +219,13 @@ def interface_problems() -> list[str]:
 
 
 def _refusing(base: type, message: str) -> type:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    """A ``base`` that cannot be built: ``RuntimeError(message)`` (raised by ``__new__``, before
+    an abstract base would refuse with its own ``TypeError``)."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(message)
 
-    return type(base.__name__, (base,), {"__init__": __init__})
+    return type(base.__name__, (base,), {"__new__": __new__})
 
 
 def register() -> None:
