@@ -19,12 +19,9 @@ of generated parsers imports either.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import logging
-from typing import Any
 
-from . import family
+from . import family, interface
 
 __all__ = ["INTERFACE", "MEMBERS", "TESTED", "interface_problems", "register"]
 
@@ -166,30 +163,6 @@ logger = logging.getLogger("rtc.engines.sglang")
 _REGISTERED = False
 
 
-def _resolve(target: str) -> Any:
-    module_name, _, path = target.partition(":")
-    try:
-        value: Any = importlib.import_module(module_name)
-        for part in path.split("."):
-            value = getattr(value, part)
-    except (ImportError, AttributeError):
-        return None
-    return value
-
-
-def _parameters(target: str) -> tuple[str, ...] | None:
-    value = _resolve(target)
-    if value is None:
-        return None
-    fields = getattr(value, "model_fields", None)
-    if isinstance(fields, dict):
-        return tuple(fields)
-    try:
-        return tuple(inspect.signature(value).parameters)
-    except (TypeError, ValueError):
-        return None
-
-
 def interface_problems() -> list[str]:
     """What differs between the running SGLang and the one this plugin was tested with (empty:
     nothing)."""
@@ -199,33 +172,7 @@ def interface_problems() -> list[str]:
     problems = []
     if version not in TESTED:
         problems.append(f"SGLang {version} is not a tested release ({', '.join(TESTED)})")
-    for target, expected in INTERFACE.items():
-        found = _parameters(target)
-        if found is None:
-            problems.append(f"{target} is missing")
-        elif found != expected:
-            problems.append(f"{target} takes ({', '.join(found)}), not ({', '.join(expected)})")
-    for target, expected in MEMBERS.items():
-        cls = _resolve(target)
-        if cls is None:
-            problems.append(f"{target} is missing")
-            continue
-        members = tuple(sorted(name for name in dir(cls) if not name.startswith("_")))
-        if members != expected:
-            added = sorted(set(members) - set(expected))
-            removed = sorted(set(expected) - set(members))
-            problems.append(f"{target} members differ (added {added}, removed {removed})")
-    return problems
-
-
-def _refusing(base: type, message: str) -> type:
-    """A ``base`` that cannot be built: ``RuntimeError(message)`` (raised by ``__new__``, before
-    an abstract base would refuse with its own ``TypeError``)."""
-
-    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(message)
-
-    return type(base.__name__, (base,), {"__new__": __new__})
+    return problems + interface.differences(INTERFACE, MEMBERS)
 
 
 def register() -> None:
@@ -248,8 +195,8 @@ def register() -> None:
         from sglang.srt.function_call.base_format_detector import BaseFormatDetector
         from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
 
-        tool = _refusing(BaseFormatDetector, message)
-        reasoning = _refusing(BaseReasoningFormatDetector, message)
+        tool = interface.refusing(BaseFormatDetector, message)
+        reasoning = interface.refusing(BaseReasoningFormatDetector, message)
         for name in family.parser_names():
             FunctionCallParser.ToolCallParserEnum[name] = tool
             ReasoningParser.DetectorMap[name] = reasoning

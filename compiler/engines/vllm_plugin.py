@@ -18,12 +18,11 @@ generated parsers imports either.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable
 from typing import Any
 
-from . import family
+from . import family, interface
 
 __all__ = ["INTERFACE", "TESTED", "compose", "interface_problems", "register"]
 
@@ -111,25 +110,6 @@ logger = logging.getLogger("rtc.engines.vllm")
 _REGISTERED = False
 
 
-def _members(target: str) -> tuple[str, ...] | None:
-    import importlib
-
-    module_name, _, path = target.partition(":")
-    try:
-        value: Any = importlib.import_module(module_name)
-        for part in path.split("."):
-            value = getattr(value, part)
-    except (ImportError, AttributeError):
-        return None
-    fields = getattr(value, "model_fields", None)
-    if isinstance(fields, dict):
-        return tuple(fields)
-    try:
-        return tuple(inspect.signature(value).parameters)
-    except (TypeError, ValueError):
-        return None
-
-
 def interface_problems() -> list[str]:
     """What differs between the running vLLM and the one this plugin was tested with (empty:
     nothing)."""
@@ -139,20 +119,7 @@ def interface_problems() -> list[str]:
     problems = []
     if version not in TESTED:
         problems.append(f"vLLM {version} is not a tested release ({', '.join(TESTED)})")
-    for target, expected in INTERFACE.items():
-        found = _members(target)
-        if found is None:
-            problems.append(f"{target} is missing")
-        elif found != expected:
-            problems.append(f"{target} takes ({', '.join(found)}), not ({', '.join(expected)})")
-    return problems
-
-
-def _refusing(base: type, message: str) -> type:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError(message)
-
-    return type(base.__name__, (base,), {"__init__": __init__})
+    return problems + interface.differences(INTERFACE)
 
 
 def register() -> None:
@@ -172,8 +139,8 @@ def register() -> None:
             f"{TESTED[-1]}, or an rtc release made for this vLLM"
         )
         logger.error("%s", message)
-        reasoning = _refusing(ReasoningParser, message)
-        tool = _refusing(ToolParser, message)
+        reasoning = interface.refusing(ReasoningParser, message)
+        tool = interface.refusing(ToolParser, message)
         for name in family.parser_names():
             ReasoningParserManager.register_module(name=name, force=True, module=reasoning)
             ToolParserManager.register_module(name=name, force=True, module=tool)
