@@ -40,6 +40,7 @@ except ImportError as error:
         allow_module_level=True,
     )
 
+from engine_answers import QWEN3_PROMPT, REJECTED, THREE_CALLS, WEATHER, call, shape
 from engine_models import build_model, delimiter_tokens, fixture_cases
 
 from rtc import generated
@@ -61,22 +62,11 @@ def plugin() -> None:
     assert "rtc-qwen3" in ReasoningParser.DetectorMap
 
 
-def _shape(message: dict[str, Any]) -> dict[str, Any]:
-    calls = [
-        (c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls") or []
-    ]
-    return {
-        "content": message.get("content") or None,
-        "reasoning": message.get("reasoning") or None,
-        "tool_calls": calls,
-    }
-
-
 def _expected(name: str, text: str, prompt: str, tools: list[Any]) -> dict[str, Any]:
     message, _, _ = generated.get(name).parse_openai(
         text, prefix=prompt, tools=tools, reasoning_key="reasoning"
     )
-    return _shape(message)
+    return shape(message)
 
 
 def _request(prompt: str, tools: list[Any], **extra: Any) -> Any:
@@ -151,7 +141,7 @@ def _streamed(parser: str, request: Any, pieces: list[str], tokenizer: Any = Non
         "reasoning": "".join(reasoning),
         "tool_calls": [{"function": calls[i]} for i in sorted(calls)],
     }
-    return _shape(message)
+    return shape(message)
 
 
 def _whole(parser: str, request: Any, text: str, tokenizer: Any = None):
@@ -166,7 +156,7 @@ def _whole(parser: str, request: Any, text: str, tokenizer: Any = None):
         "reasoning": reasoning,
         "tool_calls": [{"function": {"name": c.name, "arguments": c.parameters}} for c in calls],
     }
-    return _shape(message)
+    return shape(message)
 
 
 def _check(name: str, text: str, prompt: str, tools: list[Any]) -> dict[str, Any]:
@@ -190,34 +180,6 @@ def test_every_family_answers_like_parse_openai(name: str) -> None:
 
 
 # -- what a server meets -----------------------------------------------------------------------
-
-QWEN3_PROMPT = "<|im_start|>user\nWeather in Paris and Rome?<|im_end|>\n<|im_start|>assistant\n"
-WEATHER = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            },
-        },
-    }
-    for name in ("get_weather", "get_forecast", "get_time")
-]
-
-
-def _call(name: str, arguments: str) -> str:
-    return f'<tool_call>\n{{"name": "{name}", "arguments": {arguments}}}\n</tool_call>'
-
-
-THREE_CALLS = (
-    "<think>Three tools.</think>I will check."
-    + _call("get_weather", '{"city": "Paris"}')
-    + _call("get_forecast", '{"city": "Rome", "days": "3"}')
-    + _call("get_time", '{"city": "Oslo"}')
-)
-REJECTED = "<think>Hm.</think>Here:" + _call("get_weather", '{"city": "Paris",}') + "Done."
 
 
 def test_several_calls_keep_their_order_and_typed_arguments() -> None:
@@ -247,7 +209,7 @@ def test_a_rejected_region_is_content_and_the_answer_goes_on() -> None:
 
 def test_reasoning_opened_by_the_prompt() -> None:
     prompt = QWEN3_PROMPT + "<think>\n"
-    text = "Still thinking.</think>Answer." + _call("get_time", '{"city": "Oslo"}')
+    text = "Still thinking.</think>Answer." + call("get_time", '{"city": "Oslo"}')
     expected = _check("qwen3", text, prompt, WEATHER)
     assert expected["reasoning"] == "Still thinking." and len(expected["tool_calls"]) == 1
 
@@ -255,10 +217,10 @@ def test_reasoning_opened_by_the_prompt() -> None:
 def test_without_tools_the_answer_is_reasoning_and_content() -> None:
     request = _request(QWEN3_PROMPT, [])
     text = "<think>Hm.</think>Just text."
-    assert _streamed("rtc-qwen3", request, _pieces("qwen3", text)) == _shape(
+    assert _streamed("rtc-qwen3", request, _pieces("qwen3", text)) == shape(
         {"content": "Just text.", "reasoning": "Hm."}
     )
-    assert _whole("rtc-qwen3", request, text) == _shape(
+    assert _whole("rtc-qwen3", request, text) == shape(
         {"content": "Just text.", "reasoning": "Hm."}
     )
 

@@ -13,7 +13,7 @@ import importlib
 import inspect
 from typing import Any
 
-__all__ = ["differences", "refusing"]
+__all__ = ["differences", "problems", "refusing", "unavailable"]
 
 
 def _resolve(target: str) -> Any:
@@ -61,6 +61,34 @@ def differences(
             removed = sorted(set(expected) - set(public))
             problems.append(f"{target} members differ (added {added}, removed {removed})")
     return problems
+
+
+def problems(
+    engine: str,
+    version: str,
+    tested: tuple[str, ...],
+    parameters: dict[str, tuple[str, ...]],
+    members: dict[str, tuple[str, ...]] | None = None,
+) -> list[str]:
+    """What differs between the running ``engine`` release ``version`` and the ``tested`` ones:
+    the release itself, then :func:`differences` (empty: nothing)."""
+    found = (
+        []
+        if version in tested
+        else [f"{engine} {version} is not a tested release " f"({', '.join(tested)})"]
+    )
+    return found + differences(parameters, members)
+
+
+def unavailable(engine: str, tested: tuple[str, ...], found: list[str]) -> str:
+    """The error a plugin logs, and its refusing parsers raise, for :func:`problems`."""
+    from rtc.compiler.version import __version__
+
+    return (
+        f"rtc's {engine} parsers are not available: rtc {__version__} was written for {engine} "
+        f"{', '.join(tested)}, and this {engine} differs: {'; '.join(found)}. Install {engine} "
+        f"{tested[-1]}, or an rtc release made for this {engine}"
+    )
 
 
 def refusing(base: type, message: str) -> type:

@@ -168,11 +168,9 @@ def interface_problems() -> list[str]:
     nothing)."""
     import sglang
 
-    version = getattr(sglang, "__version__", "unknown")
-    problems = []
-    if version not in TESTED:
-        problems.append(f"SGLang {version} is not a tested release ({', '.join(TESTED)})")
-    return problems + interface.differences(INTERFACE, MEMBERS)
+    return interface.problems(
+        "SGLang", getattr(sglang, "__version__", "unknown"), TESTED, INTERFACE, MEMBERS
+    )
 
 
 def register() -> None:
@@ -186,11 +184,7 @@ def register() -> None:
 
     problems = interface_problems()
     if problems:
-        message = (
-            f"rtc's SGLang parsers are not available: rtc {_rtc_version()} was written for "
-            f"SGLang {', '.join(TESTED)}, and this SGLang differs: {'; '.join(problems)}. Install "
-            f"SGLang {TESTED[-1]}, or an rtc release made for this SGLang"
-        )
+        message = interface.unavailable("SGLang", TESTED, problems)
         logger.error("%s", message)
         from sglang.srt.function_call.base_format_detector import BaseFormatDetector
         from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
@@ -212,9 +206,3 @@ def register() -> None:
         ReasoningParser.DetectorMap[name] = type(
             f"RtcReasoningDetector[{name}]", (RtcReasoningDetector,), attributes
         )
-
-
-def _rtc_version() -> str:
-    from rtc.compiler.version import __version__
-
-    return __version__

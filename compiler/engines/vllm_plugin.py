@@ -115,11 +115,7 @@ def interface_problems() -> list[str]:
     nothing)."""
     import vllm
 
-    version = getattr(vllm, "__version__", "unknown")
-    problems = []
-    if version not in TESTED:
-        problems.append(f"vLLM {version} is not a tested release ({', '.join(TESTED)})")
-    return problems + interface.differences(INTERFACE)
+    return interface.problems("vLLM", getattr(vllm, "__version__", "unknown"), TESTED, INTERFACE)
 
 
 def register() -> None:
@@ -133,11 +129,7 @@ def register() -> None:
 
     problems = interface_problems()
     if problems:
-        message = (
-            f"rtc's vLLM parsers are not available: rtc {_rtc_version()} was written for vLLM "
-            f"{', '.join(TESTED)}, and this vLLM differs: {'; '.join(problems)}. Install vLLM "
-            f"{TESTED[-1]}, or an rtc release made for this vLLM"
-        )
+        message = interface.unavailable("vLLM", TESTED, problems)
         logger.error("%s", message)
         reasoning = interface.refusing(ReasoningParser, message)
         tool = interface.refusing(ToolParser, message)
@@ -164,12 +156,6 @@ def register() -> None:
         )
     original = ParserManager._compose_parser.__func__
     ParserManager._compose_parser = classmethod(compose(original))
-
-
-def _rtc_version() -> str:
-    from rtc.compiler.version import __version__
-
-    return __version__
 
 
 def _is_rtc(name: str | None) -> bool:
