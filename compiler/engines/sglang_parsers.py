@@ -198,7 +198,8 @@ class RtcReasoningDetector(_Named, ResponseTemplateReasoningDetector):
         return self._result(self._stream.finish(), "", end=True)
 
     def _result(self, deltas: list[dict[str, Any]], text: str, *, end: bool) -> ReasoningResult:
-        delta = merge(deltas)
+        # Most pieces give no delta, or one of one key: folded without merge().
+        delta = deltas[0] if len(deltas) == 1 and "tool_calls" not in deltas[0] else merge(deltas)
         reasoning = delta.get(REASONING_KEY, "")
         normal = text if self._pass_through else delta.get("content", "")
         if not self.stream_reasoning:  # sent whole, once the answer goes past it
@@ -305,6 +306,8 @@ class RtcToolDetector(_Named, ResponseTemplateToolDetector):
     def _result(self, deltas: list[dict[str, Any]]) -> StreamingParseResult:
         if not deltas:
             return StreamingParseResult()
+        if len(deltas) == 1 and len(deltas[0]) == 1 and "content" in deltas[0]:
+            return StreamingParseResult(normal_text=deltas[0]["content"])
         delta = merge(deltas, reasoning_as_content=self._reasoning_as_content)
         calls = [
             ToolCallItem(
