@@ -116,9 +116,12 @@ def _streamed(parser: str, request: Any, pieces: list[str], tokenizer: Any = Non
     for n, piece in enumerate(pieces):
         last = n == len(pieces) - 1
         said, normal = reasoning_parser.parse_stream_chunk(piece)
-        if last:
+        if last:  # as serving_chat's _process_reasoning_stream ends the parser
             end_said, end_normal = reasoning_parser.parse_stream_end()
-            said, normal = (said or "") + end_said, (normal or "") + end_normal
+            if end_said:
+                said = (said or "") + end_said
+            if end_normal:
+                normal = (normal or "") + end_normal
         reasoning.append(said or "")
         items: list[Any] = []
         if call_parser is not None:
@@ -232,8 +235,26 @@ def test_reasoning_held_until_it_ends_when_not_streamed() -> None:
     assert [s for s in said if s] == ["Three tools."]
 
 
-def test_tool_parser_alone_sends_reasoning_as_content(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sglang_parsers, "_configured", lambda role: "")  # no reasoning parser
+def test_one_stream_serves_both_roles() -> None:
+    """The tool detector reads what the reasoning detector's stream read: it parses nothing."""
+    request = _request(QWEN3_PROMPT, WEATHER)
+    for stream in (True, False):
+        reasoning_parser, call_parser = _parsers("rtc-qwen3", request, stream=stream)
+        if stream:
+            for piece in _pieces("qwen3", THREE_CALLS):
+                call_parser.parse_stream_chunk(reasoning_parser.parse_stream_chunk(piece)[1])
+            call_parser.parse_stream_end()
+        else:
+            _, text = reasoning_parser.parse_non_stream(THREE_CALLS)
+            assert call_parser.has_tool_call(text)
+            assert len(call_parser.parse_non_stream(text)[1]) == 3
+        detector = call_parser.detector
+        assert detector._stream.stream is None and detector._own is None
+
+
+def test_tool_parser_alone_sends_reasoning_as_content() -> None:
+    """No rtc reasoning parser ran (none configured, or separate_reasoning off): the tool
+    detector reads the text with its own stream."""
     request = _request(QWEN3_PROMPT, WEATHER)
     parser = FunctionCallParser(
         tools=request.tools, tool_call_parser="rtc-qwen3", prefix=QWEN3_PROMPT
@@ -254,11 +275,12 @@ def test_tool_parser_alone_sends_reasoning_as_content(monkeypatch: pytest.Monkey
 
 
 def test_rtc_beside_another_parser_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert sglang_parsers._configured("tool_call_parser") is None  # no server configured here
     monkeypatch.setattr(sglang_parsers, "_configured", lambda role: "hermes")
     with pytest.raises(RuntimeError, match="name the same rtc parser for both"):
-        ReasoningParser(
-            "rtc-qwen3", True, False, _request(QWEN3_PROMPT, WEATHER), tool_call_parser_active=True
-        )
+        ReasoningParser("rtc-qwen3", True)  # as SGLang's server first builds it, at start-up
+    with pytest.raises(RuntimeError, match="name the same rtc parser for both"):
+        FunctionCallParser(tools=[], tool_call_parser="rtc-qwen3")
 
 
 @pytest.mark.parametrize(

@@ -2,24 +2,20 @@
 
 SGLang builds two objects per request and choice: a ``ReasoningParser`` around the reasoning
 detector (``--reasoning-parser``), then a ``FunctionCallParser`` around the tool detector
-(``--tool-call-parser``), which is fed only what the reasoning detector returned as normal text.
-Nothing of one request reaches both objects, so they cannot share one stream; instead each runs
-its own ``DeltaStream`` of the chosen family over the same text, with the same prompt and tools,
-and keeps its own part of the answer:
+(``--tool-call-parser``), which is handed only the normal text the reasoning detector returned,
+the very string object (SGLang 0.5.23's ``serving_chat``, streamed and not). No other object of
+the request reaches both, so the stream travels with that text:
 
-- :class:`RtcReasoningDetector` sends the stream's reasoning, and, when SGLang says a tool
-  parser reads its normal text (``tool_call_parser_active``), passes the generated text through
-  unchanged for the rtc tool detector to read again. Without a tool parser it sends the
-  stream's content (calls are not sent: the request asked for none, or no tool parser runs).
-- :class:`RtcToolDetector` sends the stream's content and calls (``ToolCallItem`` per delta, the
-  call's index as ``tool_index``); its reasoning is the reasoning detector's, or, with no rtc
-  reasoning parser configured, content.
-
-Parsing twice costs a second parse per token; in exchange each role is the same exact
-``DeltaStream`` that ``parse_openai`` is. Not streamed, the reasoning detector passes the text
-through only when the answer holds calls (otherwise its normal text is the content, which the
-tool detector then reads as such), so that an answer without calls is not reported by SGLang as
-a call it could not parse.
+- :class:`RtcReasoningDetector` runs the request's one ``DeltaStream`` and sends its reasoning.
+  Its normal text is the stream's content, as a :class:`Parsed` string that also carries what
+  the stream read in that piece (its deltas; not streamed, the whole message); the deltas of the
+  stream's end join those of the last piece, which SGLang hands to the tool parser after both
+  ends. Without a tool parser, the content alone (calls are not sent: the request asked for none,
+  or no tool parser runs).
+- :class:`RtcToolDetector` sends the content and calls (``ToolCallItem``, the call's index as
+  ``tool_index``) that its text carries. Handed plain text (no rtc reasoning parser ran: none is
+  configured, or the request set ``separate_reasoning: false``), it runs its own stream and sends
+  the reasoning as content.
 
 Both subclass SGLang's response-template detectors, so that SGLang's server treats them as it
 treats a template-driven parser: the rendered prompt handed over as ``prefix``, the request's
@@ -35,7 +31,6 @@ from typing import Any, ClassVar
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
-from sglang.srt.parser.reasoning_parser import StreamingParseResult as ReasoningResult
 from sglang.srt.parser.response_template import (
     ResponseTemplateReasoningDetector,
     ResponseTemplateToolDetector,
@@ -102,6 +97,31 @@ def _literal(module: Any, key: str) -> str:
     return ""
 
 
+class Parsed(str):
+    """Normal text that carries what rtc's reasoning detector read: ``deltas`` (the stream's
+    deltas for this piece, streamed) or ``message`` (the whole message, not streamed)."""
+
+    deltas: list[dict[str, Any]] | None = None
+    message: dict[str, Any] | None = None
+
+
+def _parsed(text: str, *, deltas: Any = None, message: Any = None) -> Parsed:
+    out = Parsed(text)
+    out.deltas, out.message = deltas, message
+    return out
+
+
+class _Result:
+    """What a reasoning detector returns (SGLang's own result class would turn an empty
+    :class:`Parsed` into a plain string)."""
+
+    __slots__ = ("normal_text", "reasoning_text")
+
+    def __init__(self, normal_text: str, reasoning_text: str) -> None:
+        self.normal_text = normal_text
+        self.reasoning_text = reasoning_text
+
+
 class _Stream:
     """One generation's ``DeltaStream``, started at its first piece of text."""
 
@@ -159,9 +179,12 @@ class RtcReasoningDetector(_Named, ResponseTemplateReasoningDetector):
         choice = choose(self.parser_name, tokenizer)
         self._module = choice.module
         self.stream_reasoning = stream_reasoning
-        self._pass_through = tool_call_parser_active and _paired(
-            self.parser_name, "tool_call_parser"
-        )
+        # Whether an rtc tool detector reads this detector's normal text: SGLang says whether a
+        # tool parser does, its configuration which one (checked here whatever SGLang says, so
+        # that a server naming another tool parser stops when it first builds this detector).
+        paired = _paired(self.parser_name, "tool_call_parser")
+        self._tool_parser = tool_call_parser_active and paired
+        self._last: Parsed | None = None
         self._stream = _Stream(choice.module, prefix, tool_dicts(tools))
         self._held: list[str] = []  # reasoning held back when it is not streamed
         self.think_start_token = _literal(choice.module, "open")
@@ -174,40 +197,44 @@ class RtcReasoningDetector(_Named, ResponseTemplateReasoningDetector):
 
     # -- parsing -------------------------------------------------------------------------------
 
-    def detect_and_parse(self, text: str) -> ReasoningResult:
-        parse = _Stream(self._stream.module, self._stream.prefix, self._stream.tools)
-        message = parse.whole(text)
-        reasoning = message.get(REASONING_KEY) or ""
-        normal = message.get("content") or ""
-        if self._pass_through:
-            # The tool detector reads what it is given: the content itself when reading it
-            # again gives it back unchanged and no call, else the text with its calls.
-            again = parse.whole(normal)
-            if (
-                message.get("tool_calls")
-                or again.get("tool_calls")
-                or again.get("content") != (normal or None)
-            ):
-                normal = text
-        return ReasoningResult(normal_text=normal, reasoning_text=reasoning)
+    def detect_and_parse(self, text: str) -> _Result:
+        message = _Stream(self._stream.module, self._stream.prefix, self._stream.tools).whole(text)
+        normal: str = message.get("content") or ""
+        if self._tool_parser:
+            normal = _parsed(normal, message=message)
+        return _Result(normal, message.get(REASONING_KEY) or "")
 
-    def parse_streaming_increment(self, new_text: str) -> ReasoningResult:
-        return self._result(self._stream.feed(new_text), new_text, end=False)
-
-    def finish(self) -> ReasoningResult:
-        return self._result(self._stream.finish(), "", end=True)
-
-    def _result(self, deltas: list[dict[str, Any]], text: str, *, end: bool) -> ReasoningResult:
+    def parse_streaming_increment(self, new_text: str) -> _Result:
+        deltas = self._stream.feed(new_text)
         # Most pieces give no delta, or one of one key: folded without merge().
         delta = deltas[0] if len(deltas) == 1 and "tool_calls" not in deltas[0] else merge(deltas)
+        normal: str = delta.get("content", "")
+        if self._tool_parser:
+            normal = self._last = _parsed(normal, deltas=deltas)
+        return self._result(delta, normal, end=False)
+
+    def finish(self) -> _Result:
+        deltas = self._stream.finish()
+        delta = merge(deltas)
+        normal: str = delta.get("content", "")
+        if self._tool_parser:
+            # SGLang ends the reasoning parser right after it hands it the last piece, and
+            # gives that piece's normal text to the tool parser after: the end rides on it.
+            if self._last is None or self._last.deltas is None:
+                self._last = _parsed("", deltas=[])
+            assert self._last.deltas is not None
+            self._last.deltas.extend(deltas)
+            normal = ""
+        return self._result(delta, normal, end=True)
+
+    def _result(self, delta: dict[str, Any], normal: str, *, end: bool) -> _Result:
         reasoning = delta.get(REASONING_KEY, "")
-        normal = text if self._pass_through else delta.get("content", "")
         if not self.stream_reasoning:  # sent whole, once the answer goes past it
             self._held.append(reasoning)
             if not (end or "content" in delta or "tool_calls" in delta):
-                return ReasoningResult(normal_text=normal)
+                return _Result(normal, "")
             reasoning, self._held = "".join(self._held), []
-        return ReasoningResult(normal_text=normal, reasoning_text=reasoning)
+        return _Result(normal, reasoning)
 
     # -- what SGLang's server asks a template-driven reasoning detector -----------------------
 
@@ -260,25 +287,37 @@ class RtcToolDetector(_Named, ResponseTemplateToolDetector):
         self.response_template = choice.module.TEMPLATE
         self._stream = _Stream(choice.module, prefix, tool_dicts(tools))
         self._tools_given = tools is not None
-        # Reasoning is the rtc reasoning detector's; without one it is content.
-        self._reasoning_as_content = not _paired(self.parser_name, "reasoning_parser")
-        self._last: tuple[str, dict[str, Any]] | None = None
+        _paired(self.parser_name, "reasoning_parser")  # refuses another reasoning parser
+        # Whether the text comes read by the rtc reasoning detector (decided at the first piece);
+        # otherwise this detector runs its own stream and sends reasoning as content.
+        self._riding: bool | None = None
+        self._own: tuple[str, dict[str, Any]] | None = None  # the last text parsed whole
         self.tool_close_literals: list[str] = []
         self.incomplete_tool_call_indices: set[int] = set()
 
-    def _whole(self, text: str, tools: Any) -> dict[str, Any]:
-        if self._last is None or self._last[0] != text:
+    def _message(self, text: str, tools: Any) -> tuple[dict[str, Any], bool]:
+        """The whole message of ``text``, and whether its reasoning is content here."""
+        if isinstance(text, Parsed) and text.message is not None:
+            return text.message, False
+        if self._own is None or self._own[0] != text:
             if not self._tools_given and tools:
                 self._stream.tools = tool_dicts(tools)
-            self._last = (text, self._stream.whole(text))
-        return self._last[1]
+            self._own = (text, self._stream.whole(text))
+        return self._own[1], True
+
+    @staticmethod
+    def _text_of(message: dict[str, Any], reasoning_as_content: bool) -> str:
+        text = message.get("content") or ""
+        if reasoning_as_content:
+            text = (message.get(REASONING_KEY) or "") + text
+        return text
 
     def has_tool_call(self, text: str) -> bool:
-        message = self._whole(text, None)
-        return bool(message.get("tool_calls")) or self._text_of(message) != text
+        message, own = self._message(text, None)
+        return bool(message.get("tool_calls")) or self._text_of(message, own) != text
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
-        message = self._whole(text, tools)
+        message, own = self._message(text, tools)
         calls = [
             ToolCallItem(
                 tool_index=i,
@@ -287,28 +326,35 @@ class RtcToolDetector(_Named, ResponseTemplateToolDetector):
             )
             for i, call in enumerate(message.get("tool_calls") or ())
         ]
-        return StreamingParseResult(normal_text=self._text_of(message), calls=calls)
+        return StreamingParseResult(normal_text=self._text_of(message, own), calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
+        deltas = new_text.deltas if isinstance(new_text, Parsed) else None
+        if self._riding is None:
+            self._riding = deltas is not None
+        if self._riding:
+            if deltas is None:  # not with SGLang 0.5.23: text its reasoning detector did not read
+                logger.error("rtc: %s was handed text that no rtc stream read", self.parser_name)
+                return StreamingParseResult(normal_text=new_text)
+            return self._result(deltas, reasoning_as_content=False)
         if self._stream.stream is None and not self._tools_given and tools:
             self._stream.tools = tool_dicts(tools)
-        return self._result(self._stream.feed(new_text))
+        return self._result(self._stream.feed(new_text), reasoning_as_content=True)
 
     def finish(self, tools: Any) -> StreamingParseResult:
-        return self._result(self._stream.finish())
+        if self._riding:  # the stream's end came with the last piece
+            return StreamingParseResult()
+        return self._result(self._stream.finish(), reasoning_as_content=True)
 
-    def _text_of(self, message: dict[str, Any]) -> str:
-        text = message.get("content") or ""
-        if self._reasoning_as_content:
-            text = (message.get(REASONING_KEY) or "") + text
-        return text
-
-    def _result(self, deltas: list[dict[str, Any]]) -> StreamingParseResult:
+    @staticmethod
+    def _result(
+        deltas: list[dict[str, Any]], *, reasoning_as_content: bool
+    ) -> StreamingParseResult:
         if not deltas:
             return StreamingParseResult()
         if len(deltas) == 1 and len(deltas[0]) == 1 and "content" in deltas[0]:
             return StreamingParseResult(normal_text=deltas[0]["content"])
-        delta = merge(deltas, reasoning_as_content=self._reasoning_as_content)
+        delta = merge(deltas, reasoning_as_content=reasoning_as_content)
         calls = [
             ToolCallItem(
                 tool_index=entry["index"],

@@ -107,11 +107,6 @@ INTERFACE: dict[str, tuple[str, ...]] = {
     # What the detectors return (pydantic models: their fields, in order).
     "sglang.srt.function_call.core_types:ToolCallItem": ("tool_index", "name", "parameters"),
     "sglang.srt.function_call.core_types:StreamingParseResult": ("normal_text", "calls"),
-    "sglang.srt.parser.reasoning_parser:StreamingParseResult.__init__": (
-        "self",
-        "normal_text",
-        "reasoning_text",
-    ),
 }
 """Every SGLang member the plugin calls or overrides, with its parameters (or model fields) as
 SGLang 0.5.23 has them. A change in any of them is an SGLang this plugin was not written for."""
