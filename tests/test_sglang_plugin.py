@@ -2,14 +2,17 @@
 
 The plugin is loaded as SGLang loads it (``sglang.srt.plugins.load_plugins``: the
 ``sglang.srt.plugins`` entry point), then each answer goes through SGLang's ``ReasoningParser``
-and ``FunctionCallParser`` as its OpenAI server drives them (``serving_chat``): a
-``ChatCompletionRequest`` carrying the rendered prompt, the reasoning parser first, its normal
-text into the tool-call parser; streamed one token at a time (the family's delimiter tokens
-whole, every other character alone, as the offline byte-level tokenizers of ``engine_models``
-decode) with both parsers flushed at the end, and not streamed (``parse_non_stream``, the tool
-parser asked ``has_tool_call`` first). Every catalogue family's real model outputs must come out
-as the family's ``parse_openai`` gives them; then several calls, a cut-off call, a rejected
-region, the ``rtc`` name choosing a family, refusals, and another SGLang.
+and ``FunctionCallParser`` as its OpenAI server drives them (sgl-project/sglang 0.5.23,
+``sglang/srt/entrypoints/openai/serving_chat.py``: ``_process_reasoning_stream``,
+``_process_tool_call_stream``, ``_process_tool_calls``; the server itself needs more than its
+parsers, torchvision among them): a ``ChatCompletionRequest`` carrying the rendered prompt, the
+reasoning parser first, its normal text (the same object) into the tool-call parser; streamed
+one token at a time (the family's delimiter tokens whole, every other character alone, as the
+offline byte-level tokenizers of ``engine_models`` decode) with both parsers flushed at the end,
+and not streamed (``parse_non_stream``, the tool parser asked ``has_tool_call`` first). Every
+catalogue family's real model outputs must come out as the family's ``parse_openai`` gives them;
+then several calls, a cut-off call, a rejected region, the ``rtc`` name choosing a family,
+refusals, and another SGLang.
 
 Without SGLang (README's test command) the module is skipped; CI's vllm job sets
 ``RTC_REQUIRE_SGLANG=1``, under which a missing SGLang fails instead.

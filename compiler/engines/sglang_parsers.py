@@ -177,7 +177,6 @@ class RtcReasoningDetector(_Named, ResponseTemplateReasoningDetector):
         **_ignored: Any,  # force_reasoning, grammar_start...: the template and prompt decide
     ) -> None:
         choice = choose(self.parser_name, tokenizer)
-        self._module = choice.module
         self.stream_reasoning = stream_reasoning
         # Whether an rtc tool detector reads this detector's normal text: SGLang says whether a
         # tool parser does, its configuration which one (checked here whatever SGLang says, so
@@ -217,13 +216,11 @@ class RtcReasoningDetector(_Named, ResponseTemplateReasoningDetector):
         deltas = self._stream.finish()
         delta = merge(deltas)
         normal: str = delta.get("content", "")
-        if self._tool_parser:
+        last = self._last
+        if self._tool_parser and last is not None and last.deltas is not None:
             # SGLang ends the reasoning parser right after it hands it the last piece, and
             # gives that piece's normal text to the tool parser after: the end rides on it.
-            if self._last is None or self._last.deltas is None:
-                self._last = _parsed("", deltas=[])
-            assert self._last.deltas is not None
-            self._last.deltas.extend(deltas)
+            last.deltas.extend(deltas)
             normal = ""
         return self._result(delta, normal, end=True)
 
