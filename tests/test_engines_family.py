@@ -1,6 +1,6 @@
 """The serving-engine plugins' engine-neutral part: which parser a served model gets, and one
 delta per engine call (no engine needed; the engines' own tests are test_vllm_plugin.py and
-the SGLang note in README)."""
+test_sglang_plugin.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,30 @@ def test_parser_names_are_rtc_and_one_per_family() -> None:
     names = family.parser_names()
     assert names[0] == "rtc" and len(names) == len(generated.names()) + 1
     assert "rtc-qwen3_coder" in names
+
+
+class _Tokenizer:
+    """What a transformers tokenizer shows the family choice."""
+
+    def __init__(self, folder: Path, **attributes: object) -> None:
+        self.name_or_path = str(folder)
+        self.chat_template = None
+        self.eos_token = "<|im_end|>"
+        self.init_kwargs: dict[str, object] = {}
+        self.__dict__.update(attributes)
+
+
+def test_choose_for_tokenizer_reads_its_template_and_config(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"model_type": "qwen3_moe"}', encoding="utf-8")
+    choice = family.choose_for_tokenizer("rtc", _Tokenizer(tmp_path))
+    assert choice.name == "qwen3_rtc" and "qwen3_moe" in choice.reason
+    kwargs = {"response_template": _template("smollm3")}
+    choice = family.choose_for_tokenizer("rtc", _Tokenizer(tmp_path, init_kwargs=kwargs))
+    assert choice.name == "smollm3"
+    choice = family.choose_for_tokenizer("rtc", _Tokenizer(tmp_path), model_type="glm4_moe")
+    assert choice.name == "glm4_moe"
+    with pytest.raises(family.FamilyError, match="unknown model_type"):
+        family.choose_for_tokenizer("rtc", _Tokenizer(tmp_path / "none"))
 
 
 def test_a_named_family_is_that_family() -> None:

@@ -37,6 +37,7 @@ except ImportError as error:
         allow_module_level=True,
     )
 
+from engine_answers import QWEN3_PROMPT, REJECTED, THREE_CALLS, WEATHER, shape
 from engine_models import build_model, fixture_cases, write_comparison
 from vllm_harness import Server, openai_client, serve
 
@@ -52,19 +53,7 @@ def _expected(module: Any, text: str, prompt: str, tools: list[Any], *, length: 
     stream = module.DeltaStream(prompt, tools=tools, reasoning_key="reasoning")
     stream.feed(text)
     _, message, _ = stream.finish("length" if length else "stop")
-    return _shape(message)
-
-
-def _shape(message: dict[str, Any]) -> dict[str, Any]:
-    """role, content, reasoning, tool calls (name, arguments) in order: a message without ids."""
-    calls = [
-        (c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls") or []
-    ]
-    return {
-        "content": message.get("content") or None,
-        "reasoning": message.get("reasoning") or None,
-        "tool_calls": calls,
-    }
+    return shape(message)
 
 
 def _from_chunks(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], str | None]:
@@ -97,7 +86,7 @@ def _from_chunks(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], str | No
             for _, c in sorted(calls.items())
         ],
     }
-    return _shape(message), finish
+    return shape(message), finish
 
 
 def _finish(expected: dict[str, Any], length: bool) -> str:
@@ -121,7 +110,7 @@ async def _direct(server: Server, rid: str, prompt: str, tools: list[Any], strea
     if not stream:
         assert not hasattr(answer, "error"), answer
         choice = answer.choices[0]
-        return _shape(choice.message.model_dump()), choice.finish_reason
+        return shape(choice.message.model_dump()), choice.finish_reason
     chunks = []
     async for frame in answer:
         body = frame.removeprefix("data: ").strip()
@@ -143,7 +132,7 @@ async def _http(server: Server, rid: str, prompt: str, tools: list[Any], stream:
     )
     if not stream:
         choice = answer.choices[0]
-        return _shape(choice.message.model_dump()), choice.finish_reason
+        return shape(choice.message.model_dump()), choice.finish_reason
     return _from_chunks([chunk.model_dump() async for chunk in answer])
 
 
@@ -183,34 +172,6 @@ def test_every_family_streams_and_answers_like_parse_openai(name: str, tmp_path:
 
 
 # -- what a server meets -----------------------------------------------------------------------
-
-QWEN3_PROMPT = "<|im_start|>user\nWeather in Paris and Rome?<|im_end|>\n<|im_start|>assistant\n"
-WEATHER = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            },
-        },
-    }
-    for name in ("get_weather", "get_forecast", "get_time")
-]
-
-
-def _call(name: str, arguments: str) -> str:
-    return f'<tool_call>\n{{"name": "{name}", "arguments": {arguments}}}\n</tool_call>'
-
-
-THREE_CALLS = (
-    "<think>Three tools.</think>I will check."
-    + _call("get_weather", '{"city": "Paris"}')
-    + _call("get_forecast", '{"city": "Rome", "days": "3"}')
-    + _call("get_time", '{"city": "Oslo"}')
-)
-REJECTED = "<think>Hm.</think>Here:" + _call("get_weather", '{"city": "Paris",}') + "Done."
 
 
 @pytest.fixture(scope="module")

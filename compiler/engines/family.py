@@ -46,6 +46,7 @@ __all__ = [
     "FamilyError",
     "chat_template_evidence",
     "choose",
+    "choose_for_tokenizer",
     "parser_names",
     "special_tokens_kept",
     "template_sha256",
@@ -312,3 +313,40 @@ def _unescaped(pattern: str) -> str:
         out.append(char)
         i += 1
     return "".join(out)
+
+
+def _model_type_on_disk(name: str | None) -> str | None:
+    """The ``model_type`` in the ``config.json`` of the folder a tokenizer was loaded from."""
+    if not name:
+        return None
+    try:
+        with open(os.path.join(name, "config.json"), encoding="utf-8") as stream:
+            model_type = json.load(stream).get("model_type")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return model_type if isinstance(model_type, str) else None
+
+
+def choose_for_tokenizer(
+    parser_name: str, tokenizer: Any, *, model_type: str | None = None
+) -> Choice:
+    """:func:`choose` with what a served (transformers) tokenizer tells: its own
+    ``response_template``, its chat template and bos/eos tokens, and, when the engine does not
+    give ``model_type``, the ``config.json`` beside the tokenizer's files."""
+    template = getattr(tokenizer, "response_template", None)
+    if template is None:
+        template = (getattr(tokenizer, "init_kwargs", None) or {}).get("response_template")
+    specials = {
+        name: value
+        for name in ("bos_token", "eos_token")
+        if isinstance(value := getattr(tokenizer, name, None), str)
+    }
+    if model_type is None:
+        model_type = _model_type_on_disk(getattr(tokenizer, "name_or_path", None))
+    return choose(
+        parser_name,
+        response_template=template,
+        model_type=model_type,
+        chat_template=getattr(tokenizer, "chat_template", None),
+        special_tokens=specials,
+    )

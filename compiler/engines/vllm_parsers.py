@@ -112,13 +112,6 @@ def _model_type_on_disk(name: str | None) -> str | None:
     return model_type if isinstance(model_type, str) else None
 
 
-def _response_template(tokenizer: Any) -> Any:
-    template = getattr(tokenizer, "response_template", None)
-    if template is None:
-        template = (getattr(tokenizer, "init_kwargs", None) or {}).get("response_template")
-    return template
-
-
 _CHOICES: dict[tuple[str, int], tuple[Any, family.Choice]] = {}
 
 
@@ -131,18 +124,8 @@ def choose(
     known = _CHOICES.get(key)
     if known is not None and known[0] is tokenizer:
         return known[1]
-    specials = {
-        name: value
-        for name in ("bos_token", "eos_token")
-        if isinstance(value := getattr(tokenizer, name, None), str)
-    }
-    choice = family.choose(
-        parser_name,
-        response_template=_response_template(tokenizer),
-        model_type=_model_type(tokenizer, model_config, model_name),
-        chat_template=getattr(tokenizer, "chat_template", None),
-        special_tokens=specials,
-    )
+    model_type = _model_type(tokenizer, model_config, model_name)
+    choice = family.choose_for_tokenizer(parser_name, tokenizer, model_type=model_type)
     _CHOICES[key] = (tokenizer, choice)
     logger.info("rtc: %s parses with %s: %s", parser_name, choice.name, choice.reason)
     return choice

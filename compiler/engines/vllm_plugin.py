@@ -18,12 +18,11 @@ generated parsers imports either.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable
 from typing import Any
 
-from . import family
+from . import family, interface
 
 __all__ = ["INTERFACE", "TESTED", "compose", "interface_problems", "register"]
 
@@ -111,48 +110,12 @@ logger = logging.getLogger("rtc.engines.vllm")
 _REGISTERED = False
 
 
-def _members(target: str) -> tuple[str, ...] | None:
-    import importlib
-
-    module_name, _, path = target.partition(":")
-    try:
-        value: Any = importlib.import_module(module_name)
-        for part in path.split("."):
-            value = getattr(value, part)
-    except (ImportError, AttributeError):
-        return None
-    fields = getattr(value, "model_fields", None)
-    if isinstance(fields, dict):
-        return tuple(fields)
-    try:
-        return tuple(inspect.signature(value).parameters)
-    except (TypeError, ValueError):
-        return None
-
-
 def interface_problems() -> list[str]:
     """What differs between the running vLLM and the one this plugin was tested with (empty:
     nothing)."""
     import vllm
 
-    version = getattr(vllm, "__version__", "unknown")
-    problems = []
-    if version not in TESTED:
-        problems.append(f"vLLM {version} is not a tested release ({', '.join(TESTED)})")
-    for target, expected in INTERFACE.items():
-        found = _members(target)
-        if found is None:
-            problems.append(f"{target} is missing")
-        elif found != expected:
-            problems.append(f"{target} takes ({', '.join(found)}), not ({', '.join(expected)})")
-    return problems
-
-
-def _refusing(base: type, message: str) -> type:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError(message)
-
-    return type(base.__name__, (base,), {"__init__": __init__})
+    return interface.problems("vLLM", getattr(vllm, "__version__", "unknown"), TESTED, INTERFACE)
 
 
 def register() -> None:
@@ -166,14 +129,10 @@ def register() -> None:
 
     problems = interface_problems()
     if problems:
-        message = (
-            f"rtc's vLLM parsers are not available: rtc {_rtc_version()} was written for vLLM "
-            f"{', '.join(TESTED)}, and this vLLM differs: {'; '.join(problems)}. Install vLLM "
-            f"{TESTED[-1]}, or an rtc release made for this vLLM"
-        )
+        message = interface.unavailable("vLLM", TESTED, problems)
         logger.error("%s", message)
-        reasoning = _refusing(ReasoningParser, message)
-        tool = _refusing(ToolParser, message)
+        reasoning = interface.refusing(ReasoningParser, message)
+        tool = interface.refusing(ToolParser, message)
         for name in family.parser_names():
             ReasoningParserManager.register_module(name=name, force=True, module=reasoning)
             ToolParserManager.register_module(name=name, force=True, module=tool)
@@ -197,12 +156,6 @@ def register() -> None:
         )
     original = ParserManager._compose_parser.__func__
     ParserManager._compose_parser = classmethod(compose(original))
-
-
-def _rtc_version() -> str:
-    from rtc.compiler.version import __version__
-
-    return __version__
 
 
 def _is_rtc(name: str | None) -> bool:

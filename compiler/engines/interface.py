@@ -1,0 +1,101 @@
+"""Is the running engine the one a plugin was written for? Engine-neutral checks of its interface.
+
+A plugin names every engine member it calls or overrides, ``"module:Class.member"`` with the
+parameters the tested release has (or a pydantic model's fields, in order), and, for the classes
+it extends, their public members; :func:`differences` lists what the running engine has
+otherwise. A plugin that finds differences registers :func:`refusing` classes under its names,
+so that a server started with them stops with the reason. Standard library only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+__all__ = ["differences", "problems", "refusing", "unavailable"]
+
+
+def _resolve(target: str) -> Any:
+    module_name, _, path = target.partition(":")
+    try:
+        value: Any = importlib.import_module(module_name)
+        for part in path.split("."):
+            value = getattr(value, part)
+    except (ImportError, AttributeError):
+        return None
+    return value
+
+
+def _parameters(value: Any) -> tuple[str, ...] | None:
+    fields = getattr(value, "model_fields", None)
+    if isinstance(fields, dict):
+        return tuple(fields)
+    try:
+        return tuple(inspect.signature(value).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
+def differences(
+    parameters: dict[str, tuple[str, ...]], members: dict[str, tuple[str, ...]] | None = None
+) -> list[str]:
+    """One line per difference: a member missing or taking other parameters (``parameters``),
+    a class with other public members than the sorted names in ``members``."""
+    problems = []
+    for target, expected in parameters.items():
+        value = _resolve(target)
+        found = None if value is None else _parameters(value)
+        if found is None:
+            problems.append(f"{target} is missing")
+        elif found != expected:
+            problems.append(f"{target} takes ({', '.join(found)}), not ({', '.join(expected)})")
+    for target, expected in (members or {}).items():
+        cls = _resolve(target)
+        if cls is None:
+            problems.append(f"{target} is missing")
+            continue
+        public = tuple(sorted(name for name in dir(cls) if not name.startswith("_")))
+        if public != expected:
+            added = sorted(set(public) - set(expected))
+            removed = sorted(set(expected) - set(public))
+            problems.append(f"{target} members differ (added {added}, removed {removed})")
+    return problems
+
+
+def problems(
+    engine: str,
+    version: str,
+    tested: tuple[str, ...],
+    parameters: dict[str, tuple[str, ...]],
+    members: dict[str, tuple[str, ...]] | None = None,
+) -> list[str]:
+    """What differs between the running ``engine`` release ``version`` and the ``tested`` ones:
+    the release itself, then :func:`differences` (empty: nothing)."""
+    found = (
+        []
+        if version in tested
+        else [f"{engine} {version} is not a tested release " f"({', '.join(tested)})"]
+    )
+    return found + differences(parameters, members)
+
+
+def unavailable(engine: str, tested: tuple[str, ...], found: list[str]) -> str:
+    """The error a plugin logs, and its refusing parsers raise, for :func:`problems`."""
+    from rtc.compiler.version import __version__
+
+    return (
+        f"rtc's {engine} parsers are not available: rtc {__version__} was written for {engine} "
+        f"{', '.join(tested)}, and this {engine} differs: {'; '.join(found)}. Install {engine} "
+        f"{tested[-1]}, or an rtc release made for this {engine}"
+    )
+
+
+def refusing(base: type, message: str) -> type:
+    """A ``base`` that cannot be built: ``RuntimeError(message)``, raised by ``__new__`` (before
+    an abstract base would refuse with its own ``TypeError``)."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(message)
+
+    return type(base.__name__, (base,), {"__new__": __new__})
