@@ -190,7 +190,12 @@ def _find_any_before(buf: str, literals: Literals, pos: int, stop: int) -> tuple
 def tail_any(buf: str, pos: int, literals: Literals) -> int:
     """Where the ``regex`` module reports a partial match of the alternation of ``literals``
     when none of them occurs completely: the leftmost ``literal_tail``; ``len(buf)`` if none."""
-    return min(literal_tail(buf, pos, literal) for literal, _, _ in literals)
+    best = len(buf)
+    for literal, _, _ in literals:  # a loop: a generator and min() cost more on short lists
+        i = literal_tail(buf, pos, literal)
+        if i < best:
+            best = i
+    return best
 
 
 def one_search(*delimiters: tuple[Any, bool, bool]) -> re.Pattern[str]:
