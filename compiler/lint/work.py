@@ -4,10 +4,13 @@ Timings are noisy on a shared machine and useless in CI; counts are exact and th
 every run. What is counted is what makes a parser slow on long text: characters examined.
 
 - **String searches.** The text is fed as a :class:`CountedText` (a ``str`` subclass): every
-  ``find``, ``rfind``, ``startswith``, ``in`` and index or slice the parser (its generated
-  module and ``rtc.runtime``) makes on the text, or on the buffer it builds from it (``+``
-  keeps the class), counts the characters it examines (to the occurrence found, or to the end
-  of the range when there is none; a slice counts the characters it copies).
+  ``find``, ``rfind``, ``startswith``, ``in``, ``rstrip``, iteration and index or slice the
+  parser (its generated module and ``rtc.runtime``) makes on the text, or on the buffer it
+  builds from it (``+`` keeps the class), counts the characters it examines (to the occurrence
+  found, or to the end of the range when there is none; a slice counts the characters it
+  copies). Streamed chunks go through ``feed()``'s fast path as plain ``str`` chunks do (the
+  counting module's parser takes its fast path for :class:`CountedText`): what is counted is
+  the path production takes.
 - **Regular expressions.** Every compiled pattern a generated module holds (``regex`` and
   ``re``: delimiters, their ``re`` twins, tag patterns, prefilters) is replaced, in a private
   copy of the module, by a :class:`CountingPattern`. A search tries a match at each position
@@ -37,6 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import regex
+
+from rtc.runtime.engine import _fast_path
 
 from ..codegen import build_plan, render
 from ..regex_syntax import can_match_empty, first_chars, parse
@@ -113,6 +118,16 @@ class CountedText(str):
     def endswith(self, suffix: Any, start: Any = None, end: Any = None) -> bool:
         _TALLY.add(len(suffix) if isinstance(suffix, str) else max(map(len, suffix), default=1))
         return str.endswith(self, suffix, start, end)
+
+    def rstrip(self, chars: Any = None) -> str:
+        got = str.rstrip(self, chars)
+        _TALLY.add(len(self) - len(got) + 1)  # the run stripped and the character ending it
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        # Whatever iterates over the text (``frozenset.isdisjoint``) may read all of it.
+        _TALLY.add(len(self))
+        return str.__iter__(self)
 
 
 class CountingPattern:
@@ -352,6 +367,10 @@ def counting_module(template: dict[str, Any]) -> types.ModuleType:
     exec(compile(render(plan), module.__file__, "exec"), module.__dict__)
     for key, value in list(vars(module).items()):
         setattr(module, key, _counting(value))
+    # The fast path takes text of one class exactly: here the counted one, as str in production.
+    parser = module.ResponseParser
+    parser.feed = _fast_path(events=True, text_class=CountedText)
+    parser.feed_text = _fast_path(events=False, text_class=CountedText)
     return module
 
 
