@@ -86,7 +86,7 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 )
 # close 'tool_calls': pattern '(?<=[}"])\\s*\\}(?:(?=\\s*,\\s*\\{\\s*"name"\\s*:\\s*"[^"\\\\]*"\\s*,\\s...'
 _CLOSE_TOOL_CALLS = regex.compile(
-    '(?<=[}"])\\s*\\}(?:(?=\\s*,\\s*\\{\\s*"name"\\s*:\\s*"[^"\\\\]*"\\s*,\\s*"arguments"\\s*:)|\\s*\\]?\\s*</TOOLCALL>)|\\s*\\]?\\s*</TOOLCALL>|(?=<SPECIAL_12>)',
+    '(?:\\G|(?<!\\s)|(?!\\s))(?:(?<=[}"])\\s*\\}(?:(?=\\s*,\\s*\\{\\s*"name"\\s*:\\s*"[^"\\\\]*"\\s*,\\s*"arguments"\\s*:)|\\s*\\]?\\s*</TOOLCALL>)|\\s*\\]?\\s*</TOOLCALL>|(?=<SPECIAL_12>))',
     regex.DOTALL,
 )
 
@@ -263,7 +263,7 @@ def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
 
 def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
-    # close 'tool_calls': pattern '(?<=[}"])\\s*\\}(?:(?=\\s*,\\s*\\{\\s*"name"\\s*:\\s*"[^"\\\\]*"\\s*,\\s...': the regex module
+    # close 'tool_calls': pattern '(?<=[}"])\\s*\\}(?:(?=\\s*,\\s*\\{\\s*"name"\\s*:\\s*"[^"\\\\]*"\\s*,\\s...': the regex module (inside whitespace runs skipped)
     r = memo[4]
     if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
         m = _CLOSE_TOOL_CALLS.search(buf, pos)

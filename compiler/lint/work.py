@@ -42,10 +42,12 @@ from typing import Any
 import regex
 
 from rtc.runtime.engine import _fast_path
+from rtc.runtime.matching import SPACE_CHARS
 
 from ..codegen import build_plan, render
 from ..regex_syntax import can_match_empty, first_chars, parse
 from ..regex_syntax import nodes as n
+from ..regex_syntax.runs import GUARD
 
 
 class WorkLimit(Exception):
@@ -152,6 +154,9 @@ class CountingPattern:
         self._required = None if isinstance(compiled, re.Pattern) else required_literal(source)
         # A pattern led by \G only ever tries where the search starts.
         self._anchored = source.startswith("\\G")
+        # A pattern behind the guard of regex_syntax.runs fails at once inside a whitespace
+        # run (reading the two characters there), except where the search starts.
+        self._guarded = source.startswith(GUARD)
         # The characters a match can begin with (look-arounds and anchors taken as true, so a
         # superset): an attempt at any other character fails there, reading one character.
         self._first = first_characters(source)
@@ -198,12 +203,20 @@ class CountingPattern:
         if last < start:
             return 1
         total = last - start + 1
+        first = start
         finder = self._candidates(str.__getitem__(text, slice(start, last + 1)))
         if start == 0 < last:
             total += self._extent(text, 0, end) - 1  # ^ and \A may match only there
             start = 1
+        guarded = self._guarded
         for m in finder.finditer(text, start, last):
-            total += self._extent(text, m.start(), end) - 1
+            i = m.start()
+            if guarded and i > first and _inside_run(text, i):
+                total += 1  # the guard read the character before
+                continue
+            total += self._extent(text, i, end) - 1
+        if guarded and first < last < end and _inside_run(text, last):
+            return total + 1
         if last == end or finder.match(text, last, last + 1) is not None:
             total += self._extent(text, last, end) - 1  # the attempt at the last position
         return total
@@ -262,6 +275,11 @@ class CountingPattern:
     def sub(self, repl: Any, text: str, count: int = 0) -> str:
         self.finditer(text)
         return self._compiled.sub(repl, text, count)
+
+
+def _inside_run(text: str, i: int) -> bool:
+    """Whether the characters at ``i - 1`` and ``i`` are both whitespace (read uncounted)."""
+    return str.__getitem__(text, i - 1) in SPACE_CHARS and str.__getitem__(text, i) in SPACE_CHARS
 
 
 def required_literal(pattern: str) -> str | None:
