@@ -40,9 +40,9 @@ class Fast(NamedTuple):
     attempt reads only ``lead`` characters before one (``regex_syntax.needs``). So when neither
     the held-back text nor the chunk holds a ``core`` character, no delimiter can complete, and
     a partial match can only be a run of ``lead`` characters at the very end: if the last
-    character is not a ``lead`` one, everything is committed. If it is: with ``star`` (each
-    delimiter's lead is ``\\s*`` and nothing else), the partial match starts where that
-    trailing run starts, which is held back; otherwise the general path decides. ``dollar``:
+    character is not a ``lead`` one, everything is committed. If it is: with ``star`` (every
+    lead character is whitespace and a delimiter is led by ``\\s*``), the partial match starts
+    where that trailing run starts, which is held back; otherwise the general path decides. ``dollar``:
     a delimiter ends with a ``$`` alternative, which also matches before a final newline: a
     chunk ending in one takes the general path. ``late``: an alternative begins with ``^``,
     which only matches at the buffer's start: the fast path waits until text was consumed.

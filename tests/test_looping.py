@@ -59,33 +59,27 @@ INSIDE = "fields.tool_calls: whitespace runs inside"
 # consumed text) parse one shot by the streaming loop, whose partial-mode searches are not
 # remembered between commits: after each repeated end marker, a delimiter that never occurs is
 # searched to the end of the text again.
-# Whitespace runs: a \s*-led pattern with look-arounds searched by the regex module reads the
-# run from each of its positions (one shot: quadratic), and streaming searches the held run
-# again on every feed the fast path does not take: gpt_oss (call open
-# (?:<|start|>assistant)?\s*to=...).
-# Whitespace inside a call, after its value, where only the close is watched: the close
-# patterns of these rtc-written families read the run from every position of it (one shot) or
-# on every feed (streamed), e.g. (?<=\})\s*\}(?:(?=\s*,\s*\{)|\s*\]); for deepseek_v4 the
-# call's open ends in \s*, so before any parameter it stays pending while the run grows and is
-# matched again on every feed.
+# Whitespace inside a call, after its value, where only the close is watched (runs before a
+# \s*-led delimiter are searched once, behind regex_syntax.runs' guard, and held back by the
+# fast path while streaming): closes led by a look-behind or a character, whose partial match
+# over a run depends on the text before it, e.g. (?<=\})\s*\}(?:(?=\s*,\s*\{)|\s*\]) or
+# \}\s*(?:<|action_end|>|$|...), leave a held run to the general path, which searches it again
+# on every feed; minimax_m1's close has a look-ahead that may begin with whitespace
+# ((?=[ \t]*\n\s*\{): no guard), searched from every position of a run (one shot, and once
+# at the end of a stream).
 _INSIDE_STREAMED = {INSIDE: (STREAMED,)}
 _INSIDE_BOTH = {INSIDE: BOTH}
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
     "apertus": _INSIDE_STREAMED,
-    "deepseek_v4": _INSIDE_BOTH,
-    "granite_20b_fc": _INSIDE_BOTH,
     "hyperclovax": _INSIDE_STREAMED,
     "internlm2": _INSIDE_STREAMED,
     "minimax_m1": _INSIDE_BOTH,
-    "nemotron_nano2": _INSIDE_BOTH,
     "phi4_mini": _INSIDE_STREAMED,
-    "xlam": _INSIDE_BOTH,
     "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral_magistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral_v3": {"fields.content.close": (ONE_SHOT,)},
     "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,)},
-    "gpt_oss": {WHITESPACE: BOTH},
 }
 
 

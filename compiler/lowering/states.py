@@ -157,15 +157,17 @@ def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | No
 
 def _fast(facts: list[Facts | None]) -> Fast | None:
     """The state's fast path: the union of its delimiters' facts, when each has them. The
-    trailing run of lead characters is held back exactly (``star``) only where every
-    delimiter with a lead is led by ``\\s*`` alone; else a chunk ending in a lead character
-    takes the general path."""
+    trailing run of lead characters is held back exactly (``star``) where every lead character
+    is whitespace and some delimiter is led by ``\\s*`` (``Facts.star``): in text without a
+    core character, that delimiter's partial match starts where the trailing whitespace run
+    does, and no partial match can start before it (it covers only lead characters); else a
+    chunk ending in a lead character takes the general path."""
     if any(f is None for f in facts):
         return None
     known = [f for f in facts if f is not None]
     core = "".join(sorted(set().union(*(f.core for f in known))))
     lead = "".join(sorted(set().union(*(f.lead for f in known))))
-    star = bool(lead) and all(f.star or not f.lead for f in known)
+    star = bool(lead) and set(lead) <= SPACE_CHARS and any(f.star for f in known)
     dollar = any(f.dollar for f in known)
     late = any(f.late for f in known)
     if not known:

@@ -39,16 +39,15 @@ it allows the attempt is the pattern's own, and at the others (inside a run) it 
 where the pattern's attempt could not have been the leftmost success. So a search over a run
 of n characters costs about 2n instead of n²/2.
 
-**A trailing run leads a match** (:func:`run_led`): the pattern has a whitespace-led branch
-whose rest (after the ``\\s*``) needs a character before reading any other (``needs`` with an
-empty lead) — so in text without the rest's needed characters, the attempt at the first
-character of a trailing run of W takes the run to the end of the text: the leftmost partial
-match starts exactly there (what the streaming fast path holds back).
+**A trailing run leads a match** (:func:`run_led`): a whitespace-led branch whose ``\\s*`` is
+greedy or possessive. In text where no match can complete (the streaming fast path's chunks:
+no character every match needs), the attempt at the first character of a trailing run of W
+skips the optional items and takes the run to the end of the text: a partial match starts
+there. (A lazy run is left out: the ``regex`` module reports partial matches of lazy repeats
+over text no match could read.)
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from rtc.runtime.matching import SPACE_CHARS
 
@@ -56,7 +55,6 @@ from . import nodes as n
 from .chars import accepts
 from .first import first_chars
 from .lengths import can_match_empty
-from .needs import needs
 
 GUARD = "(?:\\G|(?<!\\s)|(?!\\s))"
 """Holds where a search starts and wherever the position is not inside a whitespace run."""
@@ -155,17 +153,11 @@ def run_skipping(pattern: str, tree: n.Tree) -> str | None:
 
 
 def run_led(tree: n.Tree, branch: n.Node) -> bool:
-    """Whether ``branch`` is whitespace-led and its rest needs a character before reading any
-    (module docstring: a trailing run of W in text without that character is where its
-    leftmost partial match starts)."""
+    """Whether ``branch`` is whitespace-led, its run taken greedily or possessively (module
+    docstring: in text where no match can complete, an attempt at the first character of a
+    trailing run of W takes the run to the end of the text: a partial match starts there)."""
     if not _modelled(tree):
         return False
     items = _items(branch)
     at = _spaces_at(tree, items)
-    if at is None or items[at].mode == n.LAZY:
-        return False
-    rest = items[at + 1 :]
-    if not rest:
-        return False
-    found = needs(replace(tree, root=n.Seq(rest[0].start, rest[-1].end, tuple(rest))))
-    return found is not None and not found.lead.members
+    return at is not None and items[at].mode != n.LAZY
