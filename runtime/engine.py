@@ -42,10 +42,15 @@ class Fast(NamedTuple):
     a partial match can only be a run of ``lead`` characters at the very end: if the last
     character is not a ``lead`` one, everything is committed. If it is: with ``star`` (every
     lead character is whitespace and a delimiter is led by ``\\s*``), the partial match starts
-    where that trailing run starts, which is held back; otherwise the general path decides. ``dollar``:
-    a delimiter ends with a ``$`` alternative, which also matches before a final newline: a
-    chunk ending in one takes the general path. ``late``: an alternative begins with ``^``,
-    which only matches at the buffer's start: the fast path waits until text was consumed.
+    where that trailing run starts, which is held back; otherwise the general path decides.
+    ``dollar``: a delimiter ends with a ``$`` alternative, which also matches before a final
+    newline: a chunk ending in one takes the general path. ``late``: an alternative begins with
+    ``^``, which only matches at the buffer's start: the fast path waits until text was
+    consumed.
+    ``runs``: every lead character is whitespace, none is in ``core``, and each delimiter's
+    alternatives either fail at whitespace or are led by ``\\s*`` after look-behinds
+    (``regex_syntax.runs.runs_stay``): a whitespace run the general path left held (a partial
+    match starts where it does) stays held while chunks of whitespace are appended.
     """
 
     core: Any  # one character (a str), or a frozenset of them
@@ -53,6 +58,7 @@ class Fast(NamedTuple):
     star: bool
     dollar: bool
     late: bool = False
+    runs: bool = False
 
 
 class FieldInfo(NamedTuple):
@@ -94,7 +100,7 @@ def _fast_path(events: bool, text_class: type = str) -> Any:
         if fast is None or text.__class__ is not text_class or not text:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
-        core, lead, star, dollar, late, name, dirty, keep = fast
+        core, lead, star, dollar, late, runs, name, dirty, keep = fast
         if late and not self._pos:
             return self._feed(text) if events else None  # nothing consumed yet: ^ may match
         if core.__class__ is str:
@@ -117,11 +123,13 @@ def _fast_path(events: bool, text_class: type = str) -> Any:
         if held and self._clean:
             # What is held is a run of lead characters this path left: no need to read it.
             if last in lead:
-                tail = text.rstrip(lead)  # star: the run goes on
+                tail = text.rstrip(lead)
                 if not tail:
-                    committed = ""  # the whole chunk joins the run
+                    committed = ""  # the whole chunk joins the run (star, or runs)
+                elif not star:
+                    return self._feed(text) if events else None
                 else:
-                    committed = (buf[self._pos :] if keep else buf) + tail
+                    committed = (buf[self._pos :] if keep else buf) + tail  # a new run
             elif dollar and last == "\n":
                 return self._feed(text) if events else None
             else:
@@ -429,6 +437,14 @@ class CompiledParser:
         self._clean = False
         run(self, False, events)
         self._settle()
+        fast = self._fast
+        if fast is not None and fast[5]:
+            # Fast.runs: a run of whitespace held from where a partial match starts stays held
+            # while whitespace is appended; the fast path takes such chunks.
+            buf = self._buf
+            pos = self._pos
+            if pos < len(buf) and buf[-1] in fast[1] and not buf[pos:].strip(fast[1]):
+                self._clean = True
         return events
 
     def _settle(self) -> None:

@@ -183,12 +183,15 @@ def test_facts_hold_for_text_without_core_characters(
         r"(?<=[}\"])\s*\}(?:(?=\s*,)|\s*\]?\s*</T>)|\s*\]?\s*</T>|(?=<S>)",
         r"\s*(?=<f>)|\s*<\|e\|>\s*",
         r"(?<=\})\s*\}|(?=<e>)",
+        r"(?<=\})[ ]\n<x>",
+        r"(?<=\})\s{0,3}<x>",
     ],
 )
 def test_whitespace_runs_stream_alike(pattern: str) -> None:
     """States whose trailing whitespace run is held by the fast path (a delimiter led by \\s*
-    beside others whose lead is whitespace) or left to the general path (led by a look-behind
-    only): the same events as the general path on runs of whitespace after text, chunked."""
+    beside others whose lead is whitespace), or whose held run stays held while whitespace
+    follows (led by \\s* after a look-behind), or neither: the same events as the general path
+    on runs of whitespace after text, chunked (a forced star or runs in the last ones differs)."""
     module = load({"start_anchor": "<S>", "fields": {"c": {"close_pattern": pattern}}})
     parser = module.ResponseParser
     for text in ("a} \n  \t\n x\u3000 ", "to=f  \n<m> \n", " \n\n", "x\n\n]\n </T> y  "):

@@ -60,18 +60,17 @@ INSIDE = "fields.tool_calls: whitespace runs inside"
 # remembered between commits: after each repeated end marker, a delimiter that never occurs is
 # searched to the end of the text again.
 # Whitespace inside a call, after its value, where only the close is watched (runs before a
-# \s*-led delimiter are searched once, behind regex_syntax.runs' guard, and held back by the
-# fast path while streaming): closes led by a look-behind or a character, whose partial match
-# over a run depends on the text before it, e.g. (?<=\})\s*\}(?:(?=\s*,\s*\{)|\s*\]) or
-# \}\s*(?:<|action_end|>|$|...), leave a held run to the general path, which searches it again
-# on every feed; minimax_m1's close has a look-ahead that may begin with whitespace
-# ((?=[ \t]*\n\s*\{): no guard), searched from every position of a run (one shot, and once
-# at the end of a stream).
+# \s*-led delimiter are searched once, behind regex_syntax.runs' guard; streaming, the fast
+# path holds a trailing run, or keeps holding a run the general path held, where
+# regex_syntax.runs proves it exact): internlm2's close \}\s*(?:<|action_end|>|$|...) holds
+# the brace with the run (a complete match at the end, pending) and phi4_mini's
+# (?<=[\s}]\])\s*(?=[^\s,\]}]) has no fast path (no character every match needs): the
+# general path searches the held text again on every feed; minimax_m1's close has a look-ahead
+# that may begin with whitespace ((?=[ \t]*\n\s*\{): no guard), searched from every position
+# of a run (one shot, and once at the end of a stream).
 _INSIDE_STREAMED = {INSIDE: (STREAMED,)}
 _INSIDE_BOTH = {INSIDE: BOTH}
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
-    "apertus": _INSIDE_STREAMED,
-    "hyperclovax": _INSIDE_STREAMED,
     "internlm2": _INSIDE_STREAMED,
     "minimax_m1": _INSIDE_BOTH,
     "phi4_mini": _INSIDE_STREAMED,

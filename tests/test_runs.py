@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rtc.compiler.regex_syntax import parse
-from rtc.compiler.regex_syntax.runs import GUARD, run_led, run_skipping, skips_runs
+from rtc.compiler.regex_syntax.runs import GUARD, run_led, run_skipping, runs_stay, skips_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,6 +72,25 @@ def test_run_led_branches() -> None:
 
     assert led(r"\s*<a>") and led(r"(?:<s>)?\s*to=x") and led(r"\s+<a>") and led(r"\s*\n?<a>")
     assert not led(r"\s*?<a>") and not led(r"<a>\s*") and not led(r"(?<=x)\s*<a>")
+
+
+def test_runs_stay() -> None:
+    for pattern in [
+        r"(?<=\})\s*\}(?:(?=\s*,)|\s*\])|(?=<\|t\|>|<\|e\|>)",
+        r"\s*<a>|(?<![x])(?<=[}\"])\s+\]",
+        r"<a>",
+        r"(?:<b>)?\s*<a>",
+        r"\}\s*(?:<e>|$)",  # it cannot begin at whitespace: it holds no run
+    ]:
+        assert runs_stay(pattern), pattern
+    for pattern in [
+        r"(?<=\})[ ]\n<x>",  # a run that stops being a partial match when it grows
+        r"(?<=\})\s{0,3}<x>",  # bounded
+        r"(?<=\})\s*?<x>",  # lazy
+        r"(?=[ \t]*\n\s*\{)|\s*</t>",  # a look-ahead that may begin with whitespace
+        r"(?<=\})\s*x|\n<a>",  # a branch that begins with whitespace
+    ]:
+        assert not runs_stay(pattern), pattern
 
 
 _ALPHABET = ' \n\t\u3000ax<>/=tos}{],"|`'

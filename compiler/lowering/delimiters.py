@@ -80,6 +80,7 @@ class Facts:
     star: bool = False
     dollar: bool = False
     late: bool = False  # an alternative begins with ^: it can match at the buffer's start only
+    runs: bool = False  # a held whitespace run stays held (regex_syntax.runs.runs_stay)
 
 
 class _Placing(TypedDict):

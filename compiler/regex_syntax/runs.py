@@ -39,6 +39,10 @@ it allows the attempt is the pattern's own, and at the others (inside a run) it 
 where the pattern's attempt could not have been the leftmost success. So a search over a run
 of n characters costs about 2n instead of n²/2.
 
+**A held run stays held** (:func:`runs_stay`): where every branch is closed to whitespace (not
+by a look-behind) or whitespace-led after look-behinds, a partial match over a run of W keeps
+running into the end of the text as more of W is appended (see the function).
+
 **A trailing run leads a match** (:func:`run_led`): a whitespace-led branch whose ``\\s*`` is
 greedy or possessive. In text where no match can complete (the streaming fast path's chunks:
 no character every match needs), the attempt at the first character of a trailing run of W
@@ -49,12 +53,17 @@ over text no match could read.)
 
 from __future__ import annotations
 
+import functools
+
 from rtc.runtime.matching import SPACE_CHARS
 
 from . import nodes as n
 from .chars import accepts
 from .first import first_chars
 from .lengths import can_match_empty
+from .parser import parse
+
+_BEHIND = (n.BEHIND, n.NOT_BEHIND)
 
 GUARD = "(?:\\G|(?<!\\s)|(?!\\s))"
 """Holds where a search starts and wherever the position is not inside a whitespace run."""
@@ -161,3 +170,33 @@ def run_led(tree: n.Tree, branch: n.Node) -> bool:
     items = _items(branch)
     at = _spaces_at(tree, items)
     return at is not None and items[at].mode != n.LAZY
+
+
+@functools.lru_cache(maxsize=512)
+def runs_stay(pattern: str) -> bool:
+    """Whether a run of W from which the pattern has a partial match keeps it while more of W
+    is appended: every branch either cannot begin at a character of W (look-behinds before
+    that aside: closed to whitespace), or is whitespace-led after look-behinds, its run taken
+    greedily or possessively. An attempt at a character of W that ran into the end of the text
+    then went through the second kind: its look-behinds read only text before the position
+    (unchanged), and its run takes what is appended too, to the new end."""
+    tree = parse(pattern)
+    if not _modelled(tree):
+        return False
+    for branch in _branches(tree):
+        items = _items(branch)
+        i = 0
+        while i < len(items) and isinstance(items[i], n.Group) and items[i].kind in _BEHIND:
+            i += 1
+        rest = items[i:]
+        if not rest:
+            return False
+        at = _spaces_at(tree, rest)
+        if at is not None and rest[at].mode != n.LAZY:
+            continue
+        head = rest[0]
+        if isinstance(head, n.Group) and head.kind == n.BEHIND:
+            return False
+        if not _closed(tree, rest):
+            return False
+    return True
