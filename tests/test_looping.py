@@ -65,14 +65,10 @@ INSIDE = "fields.tool_calls: whitespace runs inside"
 # regex_syntax.runs proves it exact): internlm2's close \}\s*(?:<|action_end|>|$|...) holds
 # the brace with the run (a complete match at the end, pending) and phi4_mini's
 # (?<=[\s}]\])\s*(?=[^\s,\]}]) has no fast path (no character every match needs): the
-# general path searches the held text again on every feed; minimax_m1's close has a look-ahead
-# that may begin with whitespace ((?=[ \t]*\n\s*\{): no guard), searched from every position
-# of a run (one shot, and once at the end of a stream).
+# general path searches the held text again on every feed.
 _INSIDE_STREAMED = {INSIDE: (STREAMED,)}
-_INSIDE_BOTH = {INSIDE: BOTH}
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
     "internlm2": _INSIDE_STREAMED,
-    "minimax_m1": _INSIDE_BOTH,
     "phi4_mini": _INSIDE_STREAMED,
     "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},

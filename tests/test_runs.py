@@ -30,6 +30,7 @@ GUARDED = [
     r"\s*</i>\s*(?=<i)|\s*(?:</i>\s*)?</c>",
     r"(?:ab)*\s*?x",
     r"\s+y|z",
+    r"\s*</t>|(?<!\s)(?=\s*\{)(?=[ \t]*\n)|(?=<e>)",
 ]
 REFUSED = [
     r"(?=[ \t]*\n\s*\{)|\s*</t>",  # a look-ahead that may begin with whitespace

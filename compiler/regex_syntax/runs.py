@@ -21,7 +21,8 @@ The claim holds when every branch is one of:
   character a match can begin with, ``first_chars``, is outside W; or its first item is a
   look-ahead whose body is like that): the attempt fails at p, reading only p;
 - *behind a non-space*: its first item is a look-behind whose body ends in a character or
-  class accepting none of W: it fails wherever the character before is in W, so at p;
+  class accepting none of W, or a negative look-behind of a class accepting all of W
+  (``(?<!\\s)``): it fails wherever the character before is in W, so at p;
 - *whitespace-led*: optional items (``X?``, ``X*``... none of whose matches can begin with a
   character of W, so at p they consume nothing) and then an unbounded repeat of a class that
   accepts all of W (``\\s*`` or ``\\s+``), not inside an atomic group: an attempt at p that
@@ -95,6 +96,11 @@ def _no_space(node: n.Node) -> bool:
     return False
 
 
+def _every_space(node: n.Node) -> bool:
+    """A character class that accepts every character of W (``\\s``)."""
+    return isinstance(node, n.Class) and all(accepts(node, c) for c in SPACE_CHARS)
+
+
 def _begins_without_space(tree: n.Tree, node: n.Node) -> bool:
     """No match of ``node`` begins at a character of W (and none is empty)."""
     items = _items(node)
@@ -114,6 +120,9 @@ def _closed(tree: n.Tree, items: list[n.Node]) -> bool:
     if isinstance(head, n.Group) and head.kind == n.BEHIND:
         body = _items(head.body)
         return bool(body) and _no_space(body[-1])
+    if isinstance(head, n.Group) and head.kind == n.NOT_BEHIND:
+        body = _items(head.body)
+        return len(body) == 1 and _every_space(body[0])
     return _no_space(head) or _begins_without_space(tree, n.Seq(0, 0, tuple(items)))
 
 
@@ -123,9 +132,8 @@ def _spaces_at(tree: n.Tree, items: list[n.Node]) -> int | None:
         if not isinstance(item, n.Repeat):
             return None
         body = item.body
-        if item.high is None and item.low <= 1 and isinstance(body, (n.Char, n.Class)):
-            if all(accepts(body, c) for c in SPACE_CHARS):
-                return i  # \s* or \s+: from p-1 it takes p-1 and what it took from p
+        if item.high is None and item.low <= 1 and _every_space(body):
+            return i  # \s* or \s+: from p-1 it takes p-1 and what it took from p
         if item.low != 0:
             return None
         first = first_chars(tree, body)
