@@ -121,7 +121,8 @@ def _fast_path(events: bool, text_class: type = str) -> Any:
             return [] if events else text
         held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
         if held and self._clean:
-            # What is held is a run of lead characters this path left: no need to read it.
+            # What is held is a run of lead characters this path left (or the general path,
+            # under runs): no need to read it.
             if last in lead:
                 tail = text.rstrip(lead)
                 if not tail:
@@ -189,6 +190,18 @@ def _fast_path(events: bool, text_class: type = str) -> Any:
             "null sink, -1)."
         )
     return step
+
+
+def _holds_a_run(p: CompiledParser) -> bool:
+    """After the general path: whether ``p`` holds a run of whitespace from where a partial
+    match starts, in a state whose held runs stay held while whitespace is appended
+    (``Fast.runs``): the fast path then takes such chunks."""
+    fast = p._fast
+    if fast is None or not fast[5]:
+        return False
+    buf = p._buf
+    pos = p._pos
+    return pos < len(buf) and buf[-1] in fast[1] and not buf[pos:].strip(fast[1])
 
 
 def _derive(cls: Any) -> None:
@@ -437,14 +450,7 @@ class CompiledParser:
         self._clean = False
         run(self, False, events)
         self._settle()
-        fast = self._fast
-        if fast is not None and fast[5]:
-            # Fast.runs: a run of whitespace held from where a partial match starts stays held
-            # while whitespace is appended; the fast path takes such chunks.
-            buf = self._buf
-            pos = self._pos
-            if pos < len(buf) and buf[-1] in fast[1] and not buf[pos:].strip(fast[1]):
-                self._clean = True
+        self._clean = _holds_a_run(self)
         return events
 
     def _settle(self) -> None:

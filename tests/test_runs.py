@@ -40,6 +40,7 @@ REFUSED = [
     r"(?>\s*)x|\s*y",  # an atomic group
     r"(?i)\s*x",  # inline flags (the guard would come before them)
     r"x\s*",  # nothing led by whitespace: no run to skip
+    r"(?:(a?))?\s*x\1",  # a back-reference (the group may be set at p and not at p-1)
 ]
 
 

@@ -64,8 +64,6 @@ from .first import first_chars
 from .lengths import can_match_empty
 from .parser import parse
 
-_BEHIND = (n.BEHIND, n.NOT_BEHIND)
-
 GUARD = "(?:\\G|(?<!\\s)|(?!\\s))"
 """Holds where a search starts and wherever the position is not inside a whitespace run."""
 
@@ -147,8 +145,12 @@ def _modelled(tree: n.Tree) -> bool:
 
 
 def skips_runs(tree: n.Tree) -> bool:
-    """Whether a search may skip the positions inside whitespace runs (module docstring)."""
+    """Whether a search may skip the positions inside whitespace runs (module docstring).
+    Back-references and conditionals are left out: an optional item that matched empty at p
+    and was skipped at p-1 leaves its group set in one attempt and unset in the other."""
     if not _modelled(tree):
+        return False
+    if any(isinstance(x, (n.Backref, n.Cond)) for x in n.walk(tree.root)):
         return False
     for branch in _branches(tree):
         items = _items(branch)
@@ -177,7 +179,16 @@ def run_led(tree: n.Tree, branch: n.Node) -> bool:
         return False
     items = _items(branch)
     at = _spaces_at(tree, items)
-    return at is not None and items[at].mode != n.LAZY
+    return at is not None and _greedy(items[at])
+
+
+def _greedy(node: n.Node) -> bool:
+    """A repeat taken greedily or possessively (not lazily)."""
+    return isinstance(node, n.Repeat) and node.mode != n.LAZY
+
+
+def _behind(node: n.Node) -> bool:
+    return isinstance(node, n.Group) and node.kind in (n.BEHIND, n.NOT_BEHIND)
 
 
 @functools.lru_cache(maxsize=512)
@@ -194,17 +205,14 @@ def runs_stay(pattern: str) -> bool:
     for branch in _branches(tree):
         items = _items(branch)
         i = 0
-        while i < len(items) and isinstance(items[i], n.Group) and items[i].kind in _BEHIND:
+        while i < len(items) and _behind(items[i]):
             i += 1
         rest = items[i:]
         if not rest:
             return False
         at = _spaces_at(tree, rest)
-        if at is not None and rest[at].mode != n.LAZY:
+        if at is not None and _greedy(rest[at]):
             continue
-        head = rest[0]
-        if isinstance(head, n.Group) and head.kind == n.BEHIND:
-            return False
         if not _closed(tree, rest):
             return False
     return True
