@@ -136,6 +136,7 @@ class Fast:
     dollar: bool
     late: bool  # only once text was consumed (a ^ alternative cannot match after that)
     why: str  # for the comment
+    runs: bool = False  # a held whitespace run stays held while whitespace is appended
 
 
 @dataclass(frozen=True)

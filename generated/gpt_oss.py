@@ -131,7 +131,7 @@ _OPEN_CONTENT_PREFIX_LEN = 11
 _OPEN_CONTENT_PREFIX_RARE = 9  # '|'
 # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
 _OPEN_TOOL_CALLS = regex.compile(
-    "(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)\\s*<\\|channel\\|>\\w+(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>|<\\|channel\\|>\\w+\\s+to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
+    "(?:\\G|(?<!\\s)|(?!\\s))(?:(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)\\s*<\\|channel\\|>\\w+(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>|<\\|channel\\|>\\w+\\s+to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>)",
     regex.DOTALL,
 )
 
@@ -265,7 +265,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
     ):
         start, end, target, found, rank = i, j, 3, m, 0
-    # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module
+    # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module (inside whitespace runs skipped)
     r = memo[2]
     if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
         m = _OPEN_TOOL_CALLS.search(buf, pos)
@@ -481,8 +481,8 @@ class ResponseParser(CompiledParser):
     )
     # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
     _fasts = (
-        # outside: a chunk without '<t' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
-        Fast(frozenset("<t"), SPACE_STR, False, False, False),
+        # outside: a chunk without '<t' cannot complete a delimiter; trailing whitespace may begin one: it waits
+        Fast(frozenset("<t"), SPACE_STR, True, False, False),
         # in_thinking: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
         # in_content: a chunk without '<' cannot complete a delimiter

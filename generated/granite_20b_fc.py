@@ -63,11 +63,8 @@ _CLOSE_CONTENT_RE = re.compile(
     re.DOTALL,
 )
 # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
-_CLOSE_TOOL_CALLS = regex.compile("\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*", regex.DOTALL)
-# Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
-_CLOSE_TOOL_CALLS_RE = re.compile(
-    "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?=<function_call>)|[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|endoftext\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
-    re.DOTALL,
+_CLOSE_TOOL_CALLS = regex.compile(
+    "(?:\\G|(?<!\\s)|(?!\\s))(?:\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*)", regex.DOTALL
 )
 # pattern 'ASSISTANT:[ \\t]*\\n?'
 _START_ANCHOR = regex.compile("ASSISTANT:[ \\t]*\\n?", regex.DOTALL)
@@ -193,10 +190,10 @@ def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
 
 def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, Any]:
     n = len(buf)
-    # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module (its re twin)
+    # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*': the regex module (inside whitespace runs skipped)
     r = memo[2]
     if r is None or r[0] > pos or (r[1] >= 0 and r[1] < pos):
-        m = _CLOSE_TOOL_CALLS_RE.search(buf, pos)
+        m = _CLOSE_TOOL_CALLS.search(buf, pos)
         r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
     if i < 0 or i >= n:
@@ -225,8 +222,8 @@ class ResponseParser(CompiledParser):
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
-        # in_tool_calls: a chunk without '<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
-        Fast("<", SPACE_STR, False, False, False),
+        # in_tool_calls: a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
+        Fast("<", SPACE_STR, True, False, False),
         # outside: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
     )

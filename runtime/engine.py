@@ -42,12 +42,17 @@ class Fast(NamedTuple):
     attempt reads only ``lead`` characters before one (``regex_syntax.needs``). So when neither
     the held-back text nor the chunk holds a ``core`` character, no delimiter can complete, and
     a partial match can only be a run of ``lead`` characters at the very end: if the last
-    character is not a ``lead`` one, everything is committed. If it is: with ``star`` (each
-    delimiter's lead is ``\\s*`` and nothing else), the partial match starts where that
-    trailing run starts, which is held back; otherwise the general path decides. ``dollar``:
-    a delimiter ends with a ``$`` alternative, which also matches before a final newline: a
-    chunk ending in one takes the general path. ``late``: an alternative begins with ``^``,
-    which only matches at the buffer's start: the fast path waits until text was consumed.
+    character is not a ``lead`` one, everything is committed. If it is: with ``star`` (every
+    lead character is whitespace and a delimiter is led by ``\\s*``), the partial match starts
+    where that trailing run starts, which is held back; otherwise the general path decides.
+    ``dollar``: a delimiter ends with a ``$`` alternative, which also matches before a final
+    newline: a chunk ending in one takes the general path. ``late``: an alternative begins with
+    ``^``, which only matches at the buffer's start: the fast path waits until text was
+    consumed.
+    ``runs``: every lead character is whitespace, none is in ``core``, and each delimiter's
+    alternatives either fail at whitespace or are led by ``\\s*`` after look-behinds
+    (``regex_syntax.runs.runs_stay``): a whitespace run the general path left held (a partial
+    match starts where it does) stays held while chunks of whitespace are appended.
     """
 
     core: Any  # one character (a str), or a frozenset of them
@@ -55,6 +60,7 @@ class Fast(NamedTuple):
     star: bool
     dollar: bool
     late: bool = False
+    runs: bool = False
 
 
 class FieldInfo(NamedTuple):
@@ -81,13 +87,19 @@ class Serving(NamedTuple):
     recover: bool = False
 
 
-def _fast_path(events: bool) -> Any:
+def _fast_path(events: bool, text_class: type = str) -> Any:
     """``feed()`` (``events``) or ``feed_text()``: one body for both, the fast path written
-    once, each without a call into the other (this is the hottest code of a stream)."""
+    once, each without a call into the other (this is the hottest code of a stream).
+
+    ``text_class``: the one class of text the fast path takes, exactly (any other text goes
+    to the general path, which checks it). Parsers take ``str``; the work counter of
+    ``rtc.compiler.lint.work`` makes a copy for its ``str`` subclass that counts what is
+    read, so that it measures the path production takes (a closure variable: no cost).
+    """
 
     def step(self: CompiledParser, text: str) -> Any:
         fast = self._fast
-        if fast is None or text.__class__ is not str or not text:
+        if fast is None or text.__class__ is not text_class or not text:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
         buf = self._buf
@@ -99,7 +111,7 @@ def _fast_path(events: bool) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, _, name, dirty, core, lead, star, dollar, late, keep, core_set = fast
+            _, _, name, dirty, core, lead, star, dollar, late, _, keep, core_set = fast
             if late and not self._pos:
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -153,18 +165,21 @@ def _held(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) 
     """The fast path's other cases (see Fast): text is held back before the chunk, or the
     chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
     what ``feed()`` (``events``) or ``feed_text()`` returns."""
-    _, _, name, dirty, _, lead, star, dollar, _, keep, core_set = fast
+    _, _, name, dirty, _, lead, star, dollar, _, _, keep, core_set = fast
     buf = self._buf
     last = text[-1]
     held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
     if held and self._clean:
-        # What is held is a run of lead characters this path left: no need to read it.
+        # What is held is a run of lead characters this path left (or the general path,
+        # under runs): no need to read it.
         if last in lead:
-            tail = text.rstrip(lead)  # star: the run goes on
+            tail = text.rstrip(lead)
             if not tail:
-                committed = ""  # the whole chunk joins the run
+                committed = ""  # the whole chunk joins the run (star, or runs)
+            elif not star:
+                return self._feed(text) if events else None
             else:
-                committed = (buf[self._pos :] if keep else buf) + tail
+                committed = (buf[self._pos :] if keep else buf) + tail  # a new run
         elif dollar and last == "\n":
             return self._feed(text) if events else None
         else:
@@ -205,6 +220,19 @@ def _held(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) 
         if events:
             return [{"type": "region_chunk", "field": name, "text": committed, "dirty": dirty}]
     return [] if events else committed
+
+
+def _holds_a_run(p: CompiledParser) -> bool:
+    """After the general path: whether ``p`` holds a run of whitespace from where a partial
+    match starts, in a state whose held runs stay held while whitespace is appended
+    (``Fast.runs``): the fast path then takes such chunks."""
+    fast = p._fast
+    if fast is None or not fast[9]:  # runs, then lead: fast[5] (see _region_tuple)
+        return False
+    lead = fast[5]
+    buf = p._buf
+    pos = p._pos
+    return pos < len(buf) and buf[-1] in lead and not buf[pos:].strip(lead)
 
 
 def _derive(cls: Any) -> None:
@@ -251,6 +279,7 @@ def _region_tuple(f: Fast, name: str | None, dirty: bool, keep: int) -> tuple[An
         f.star,
         f.dollar,
         f.late,
+        f.runs,
         keep,
         frozenset(f.core),
     )
@@ -488,6 +517,7 @@ class CompiledParser:
         self._clean = False
         run(self, False, events)
         self._settle()
+        self._clean = _holds_a_run(self)
         return events
 
     def _settle(self) -> None:

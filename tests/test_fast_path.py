@@ -134,7 +134,7 @@ LEAD_WORDS = ["a", "b", " ", "\n", "\t", "\xa0", "\x1c", "é", "<", "<a", "</", 
 @given(
     words=st.lists(st.sampled_from(LEAD_WORDS), max_size=10),
     literals=st.lists(st.sampled_from(["<a>", "<ab>", "</a>", "<|e|>"]), min_size=1, max_size=3),
-    shape=st.integers(0, 3),
+    shape=st.integers(0, 6),
 )
 def test_facts_hold_for_text_without_core_characters(
     words: list[str], literals: list[str], shape: int
@@ -148,6 +148,10 @@ def test_facts_hold_for_text_without_core_characters(
         rf"\s*(?:{escaped})",
         rf"\s*(?:{escaped})\s*",
         rf"(?:{escaped})|$",
+        # Led by \s* after an optional part, beside a look-ahead or a look-behind-led branch.
+        rf"(?:<b>)?\s*(?:{escaped})",
+        rf"\s*(?:{escaped})|(?=<c>)",
+        rf"(?<=a)\s*(?:{escaped})|\s+(?:{escaped})",
     ][shape]
     module = load({"start_anchor": "<S>", "fields": {"c": {"close_pattern": pattern}}})
     fast = module.ResponseParser._fasts[0]
@@ -170,6 +174,29 @@ def test_facts_hold_for_text_without_core_characters(
     start = len(text) - held
     assert m is not None and (m.partial or m.end() == len(text)), (pattern, text)
     assert m.start() == start, (pattern, text)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(?:<\|s\|>a)?\s*to=\w+<m>|<c>\w+\s+to=\w+<m>",
+        r"(?<=[}\"])\s*\}(?:(?=\s*,)|\s*\]?\s*</T>)|\s*\]?\s*</T>|(?=<S>)",
+        r"\s*(?=<f>)|\s*<\|e\|>\s*",
+        r"(?<=\})\s*\}|(?=<e>)",
+        r"(?<=\})[ ]\n<x>",
+        r"(?<=\})\s{0,3}<x>",
+    ],
+)
+def test_whitespace_runs_stream_alike(pattern: str) -> None:
+    """States whose trailing whitespace run is held by the fast path (a delimiter led by \\s*
+    beside others whose lead is whitespace), or whose held run stays held while whitespace
+    follows (led by \\s* after a look-behind), or neither: the same events as the general path
+    on runs of whitespace after text, chunked (a forced star or runs in the last ones differs)."""
+    module = load({"start_anchor": "<S>", "fields": {"c": {"close_pattern": pattern}}})
+    parser = module.ResponseParser
+    for text in ("a} \n  \t\n x\u3000 ", "to=f  \n<m> \n", " \n\n", "x\n\n]\n </T> y  "):
+        for chunks in (list(text), [text[:3], text[3:7], text[7:]], [text]):
+            assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
 
 
 @pytest.mark.parametrize("pattern", [r"b*?ca", r"\bb*?[^a]a|b", r"x*?<a>", r"(?:<b>)?\s*<a>"])

@@ -51,46 +51,36 @@ INSIDE = "fields.tool_calls: whitespace runs inside"
 # Found by this check and not yet made linear: each family, the fragment sources (as
 # lint.repetitions names them) and the modes whose work still grows faster than the text.
 # Every other fragment of these families, and every fragment of every other family, is held to
-# linear work. The reasons, by group:
+# linear work. Streamed chunks are counted through feed()'s fast path, as production takes it
+# (a trailing whitespace run it holds back is not searched again on every chunk). The reasons,
+# by group:
 #
-# A partial pass one shot: templates whose closes use \G or \K (or a look-behind reading the
-# consumed text) parse one shot by the streaming loop, whose partial-mode searches are not
-# remembered between commits: after each repeated end marker, a delimiter that never occurs is
-# searched to the end of the text again (the looping branch's remembered searches).
-# Whitespace runs: a \s*-led pattern searched by the regex module reads the run from each of
-# its positions (one shot: quadratic), and streaming holds the run back and searches it again on
-# every feed (cubic): gpt_oss (call open (?:<|start|>assistant)?\s*to=...), qwen3 and qwen3_5
-# (\s*<tool_call>, \s*<|im_end|>: streamed), and inside calls the close patterns of hunyuan_a13b
-# (\s*</tool_calls>) and llama3 (\G...\s*\}) (the looping branch's whitespace_led search for
-# patterns with look-arounds and its remembered searches).
-# Whitespace inside a call, after its value, where only the close is watched: the close
-# patterns of these rtc-written families read the run from every position of it (one shot) or
-# on every feed (streamed), e.g. (?<=\})\s*\}(?:(?=\s*,\s*\{)|\s*\]) or
-# \s*</tool_calls>|(?=[ \t]*\n\s*\{); for the DeepSeek DSML families the call's open ends in
-# \s*, so before any parameter it stays pending while the run grows and is matched again on
-# every feed (the looping branch rewrote granite_20b_fc's and xlam's closes, unfinished).
+# A partial pass one shot: templates whose closes use \G or \K (granite3, mistral,
+# mistral_magistral, mistral_v3, llama3: a close that matches where the JSON value that began
+# the region ends) parse one shot by the streaming loop (a match then depends on where the
+# search starts, so one end-of-stream pass is not provably the same), whose partial-mode
+# searches are not remembered between commits: after each repeated end marker, an open that
+# never occurs is searched to the end of the text again. Rewriting those closes without \G
+# would need another way to say "where the value that began here ends"; remembering
+# partial-mode searches within one feed() is the runtime's fix (not done yet).
+# Whitespace inside a call, after its value, where only the close is watched (runs before a
+# \s*-led delimiter are searched once, behind regex_syntax.runs' guard; streaming, the fast
+# path holds a trailing run, or keeps holding a run the general path held, where
+# regex_syntax.runs proves it exact). Left: internlm2's close \}\s*(?:<|action_end|>|$|...)
+# holds the brace with the run (a complete match at the end, pending: the brace is a character
+# every close needs, so each chunk takes the general path); phi4_mini's
+# (?<=[\s}]\])\s*(?=[^\s,\]}]) and llama3's \G(?:(?&jv)\K|(?<=\}))\s*\}... have no fast path
+# (no character every match needs; \G): the general path searches the held run again on every
+# feed.
 _INSIDE_STREAMED = {INSIDE: (STREAMED,)}
-_INSIDE_BOTH = {INSIDE: BOTH}
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
-    "apertus": _INSIDE_STREAMED,
-    "deepseek_v32": _INSIDE_BOTH,
-    "deepseek_v4": _INSIDE_BOTH,
-    "granite_20b_fc": _INSIDE_BOTH,
-    "hyperclovax": _INSIDE_STREAMED,
     "internlm2": _INSIDE_STREAMED,
-    "minimax_m1": _INSIDE_BOTH,
-    "nemotron_nano2": _INSIDE_BOTH,
     "phi4_mini": _INSIDE_STREAMED,
-    "xlam": _INSIDE_BOTH,
-    "qwen3_5": {WHITESPACE: (STREAMED,)},
     "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral_magistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
     "mistral_v3": {"fields.content.close": (ONE_SHOT,)},
     "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,)},
-    "gpt_oss": {WHITESPACE: BOTH},
-    "qwen3": {WHITESPACE: (STREAMED,)},
-    "hunyuan_a13b": {INSIDE: (STREAMED,)},
 }
 
 
@@ -98,9 +88,11 @@ def slow_fragments(
     template: dict[str, Any],
     size: int = SIZE,
     skip: dict[str, tuple[str, ...]] | None = None,
+    only: dict[str, tuple[str, ...]] | None = None,
 ) -> list[str]:
-    """The fragments (and how they were parsed) whose work grows too fast, as messages;
-    ``skip``: fragment sources not tried, with the modes (:data:`ONE_SHOT`, :data:`STREAMED`)."""
+    """The fragments (and how they were parsed) whose work grows too fast, as messages, each
+    ending in ``(source) mode: ...``; ``skip``: fragment sources not tried, with the modes
+    (:data:`ONE_SHOT`, :data:`STREAMED`); ``only``: the only ones tried."""
     module = counting_module(template)
     slow = []
     for fragment in fragments(validate(template)):
@@ -109,6 +101,8 @@ def slow_fragments(
         for chunk in (None, CHUNK):
             how = ONE_SHOT if chunk is None else STREAMED
             if how in (skip or {}).get(fragment.source, ()):
+                continue
+            if only is not None and how not in only.get(fragment.source, ()):
                 continue
             try:
                 small = count(module, short, chunk=chunk, limit=PER_CHARACTER * len(short))
@@ -124,8 +118,15 @@ def slow_fragments(
 @pytest.mark.parametrize("name", FAMILIES)
 def test_looping_generations_cost_linear_work(name: str) -> None:
     template = json.loads((ROOT / "generated" / f"{name}.json").read_text(encoding="utf-8"))
-    slow = slow_fragments(template, skip=SUPER_LINEAR.get(name))
+    listed = SUPER_LINEAR.get(name)
+    slow = slow_fragments(template, skip=listed)
     assert not slow, f"{name}: work grows faster than the text on\n" + "\n".join(slow)
+    if listed:
+        # The list stays true: what it names is still super-linear on some fragment.
+        still = slow_fragments(template, only=listed)
+        for source, modes in listed.items():
+            for how in modes:
+                assert any(f"({source}) {how}:" in s for s in still), (name, source, how)
 
 
 def test_every_family_is_checked() -> None:

@@ -68,6 +68,33 @@ def test_counted_text_counts_what_searches_examine() -> None:
     # find and `in`: to the end of the occurrence; rfind without one: the whole range; `+`:
     # the characters appended.
     assert work._TALLY.chars - before == 33 + 33 + 33 + 1 + 33
+    # rstrip: the run it strips and the character that ends it; iteration: all of it.
+    before = work._TALLY.chars
+    assert work.CountedText("ab  ").rstrip(" ") == "ab" and set(work.CountedText("abc")) == set(
+        "abc"
+    )
+    assert work._TALLY.chars - before == 3 + 3
+
+
+def test_streamed_counts_take_the_fast_path() -> None:
+    """Chunks are counted on the path production takes: ``feed()``'s fast path holds a
+    trailing whitespace run back without searching it again on every chunk (linear), where the
+    general path would search the whole held run each time (quadratic)."""
+    module = work.counting_module(
+        {"fields": {"x": {"open_pattern": r"\s*<a>", "close": "</a>"}}, "start_anchor": "A"}
+    )
+    general = []
+    feed = module.ResponseParser._feed
+
+    def spy(self: object, text: str) -> object:
+        general.append(text)
+        return feed(self, text)  # type: ignore[arg-type]
+
+    module.ResponseParser._feed = spy  # type: ignore[method-assign]
+    small = work.count(module, "Sure. " + " " * 1000, chunk=16)
+    assert len(general) <= 2, general
+    big = work.count(module, "Sure. " + " " * 4000, chunk=16)
+    assert 3.5 <= big / small <= 4.5, (small, big)
 
 
 def test_counts_grow_like_the_work() -> None:

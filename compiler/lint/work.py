@@ -4,10 +4,13 @@ Timings are noisy on a shared machine and useless in CI; counts are exact and th
 every run. What is counted is what makes a parser slow on long text: characters examined.
 
 - **String searches.** The text is fed as a :class:`CountedText` (a ``str`` subclass): every
-  ``find``, ``rfind``, ``startswith``, ``in`` and index or slice the parser (its generated
-  module and ``rtc.runtime``) makes on the text, or on the buffer it builds from it (``+``
-  keeps the class), counts the characters it examines (to the occurrence found, or to the end
-  of the range when there is none; a slice counts the characters it copies).
+  ``find``, ``rfind``, ``startswith``, ``in``, ``rstrip``, iteration and index or slice the
+  parser (its generated module and ``rtc.runtime``) makes on the text, or on the buffer it
+  builds from it (``+`` keeps the class), counts the characters it examines (to the occurrence
+  found, or to the end of the range when there is none; a slice counts the characters it
+  copies). Streamed chunks go through ``feed()``'s fast path as plain ``str`` chunks do (the
+  counting module's parser takes its fast path for :class:`CountedText`): what is counted is
+  the path production takes.
 - **Regular expressions.** Every compiled pattern a generated module holds (``regex`` and
   ``re``: delimiters, their ``re`` twins, tag patterns, prefilters) is replaced, in a private
   copy of the module, by a :class:`CountingPattern`. A search tries a match at each position
@@ -38,9 +41,13 @@ from typing import Any
 
 import regex
 
+from rtc.runtime.engine import _fast_path
+from rtc.runtime.matching import SPACE_CHARS
+
 from ..codegen import build_plan, render
 from ..regex_syntax import can_match_empty, first_chars, parse
 from ..regex_syntax import nodes as n
+from ..regex_syntax.runs import GUARD
 
 
 class WorkLimit(Exception):
@@ -114,6 +121,16 @@ class CountedText(str):
         _TALLY.add(len(suffix) if isinstance(suffix, str) else max(map(len, suffix), default=1))
         return str.endswith(self, suffix, start, end)
 
+    def rstrip(self, chars: Any = None) -> str:
+        got = str.rstrip(self, chars)
+        _TALLY.add(len(self) - len(got) + 1)  # the run stripped and the character ending it
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        # Whatever iterates over the text (``frozenset.isdisjoint``) may read all of it.
+        _TALLY.add(len(self))
+        return str.__iter__(self)
+
 
 class CountingPattern:
     """A compiled pattern that counts the characters its searches examine (module docstring).
@@ -137,6 +154,9 @@ class CountingPattern:
         self._required = None if isinstance(compiled, re.Pattern) else required_literal(source)
         # A pattern led by \G only ever tries where the search starts.
         self._anchored = source.startswith("\\G")
+        # A pattern behind the guard of regex_syntax.runs fails at once inside a whitespace
+        # run (reading the two characters there), except where the search starts.
+        self._guarded = source.startswith(GUARD)
         # The characters a match can begin with (look-arounds and anchors taken as true, so a
         # superset): an attempt at any other character fails there, reading one character.
         self._first = first_characters(source)
@@ -183,12 +203,20 @@ class CountingPattern:
         if last < start:
             return 1
         total = last - start + 1
+        first = start
         finder = self._candidates(str.__getitem__(text, slice(start, last + 1)))
         if start == 0 < last:
             total += self._extent(text, 0, end) - 1  # ^ and \A may match only there
             start = 1
+        guarded = self._guarded
         for m in finder.finditer(text, start, last):
-            total += self._extent(text, m.start(), end) - 1
+            i = m.start()
+            if guarded and i > first and _inside_run(text, i):
+                total += 1  # the guard read the character before
+                continue
+            total += self._extent(text, i, end) - 1
+        if guarded and first < last < end and _inside_run(text, last):
+            return total + 1
         if last == end or finder.match(text, last, last + 1) is not None:
             total += self._extent(text, last, end) - 1  # the attempt at the last position
         return total
@@ -247,6 +275,11 @@ class CountingPattern:
     def sub(self, repl: Any, text: str, count: int = 0) -> str:
         self.finditer(text)
         return self._compiled.sub(repl, text, count)
+
+
+def _inside_run(text: str, i: int) -> bool:
+    """Whether the characters at ``i - 1`` and ``i`` are both whitespace (read uncounted)."""
+    return str.__getitem__(text, i - 1) in SPACE_CHARS and str.__getitem__(text, i) in SPACE_CHARS
 
 
 def required_literal(pattern: str) -> str | None:
@@ -352,6 +385,10 @@ def counting_module(template: dict[str, Any]) -> types.ModuleType:
     exec(compile(render(plan), module.__file__, "exec"), module.__dict__)
     for key, value in list(vars(module).items()):
         setattr(module, key, _counting(value))
+    # The fast path takes text of one class exactly: here the counted one, as str in production.
+    parser = module.ResponseParser
+    parser.feed = _fast_path(events=True, text_class=CountedText)
+    parser.feed_text = _fast_path(events=False, text_class=CountedText)
     return module
 
 

@@ -57,6 +57,8 @@ from ..regex_syntax.fast_paths import (
     whitespace_led,
 )
 from ..regex_syntax.needs import needs
+from ..regex_syntax.runs import run_led, run_skipping
+from .context import jumps_back
 from .namespace import Namespace
 
 MAX_FIND_LITERALS = 8
@@ -68,8 +70,9 @@ rather than by one ``str.find`` per literal."""
 class Facts:
     """What the fast path may assume of one delimiter (see ``rtc.runtime.engine.Fast``):
     every match needs one of ``core`` (in it, or just after it for a look-ahead), and a match
-    attempt reads only ``lead`` characters before it. ``star``: the lead is ``\\s*`` and
-    nothing else, so a partial match starts exactly where a trailing whitespace run does.
+    attempt reads only ``lead`` characters before it. ``star``: an alternative is led by
+    ``\\s*`` (``regex_syntax.runs.run_led``), so in text without ``core`` a partial match
+    starts exactly where a trailing whitespace run does.
     ``dollar``: a ``$`` alternative, which also matches before a final newline."""
 
     core: frozenset[str]
@@ -77,6 +80,7 @@ class Facts:
     star: bool = False
     dollar: bool = False
     late: bool = False  # an alternative begins with ^: it can match at the buffer's start only
+    runs: bool = False  # a held whitespace run stays held (regex_syntax.runs.runs_stay)
 
 
 class _Placing(TypedDict):
@@ -210,8 +214,14 @@ def _pattern_watch(
         w = Watch(shape=shape, literals=found, **flags, **base)
         core = frozenset(x[0] for x in alternatives)
     else:
-        pattern = ns.pattern(stem, comment, source, led=True, twin=True)
-        engine = "the regex module"
+        # Behind a guard that skips the inside of whitespace runs where that is proved to
+        # find the same matches (regex_syntax.runs): a run then costs one pass, not n²/2.
+        guarded = run_skipping(source, parse(source))
+        if guarded is not None and jumps_back(guarded) != jumps_back(source):
+            guarded = None
+        plain = guarded is None
+        pattern = ns.pattern(stem, comment, guarded or source, led=plain, twin=plain)
+        engine = "the regex module" + ("" if plain else " (inside whitespace runs skipped)")
         if pattern.twin is not None:
             engine += (
                 " (its re twin on ASCII text)" if pattern.twin.ascii_only else " (its re twin)"
@@ -247,7 +257,8 @@ def pattern_facts(pattern: str) -> Facts | None:
     r"""What every match of ``pattern`` needs (``regex_syntax.needs``), or None where that is
     not known. A top-level alternative ``$`` matches at the end of the text or before a final
     newline, ``\Z`` at the end only: either makes the whole pattern match at the end, so none
-    of its partial matches counts (complete-first) and nothing of it leads. An alternative that
+    of its partial matches counts (complete-first) and nothing of it leads. ``star``: some
+    alternative is led by ``\\s*`` (``regex_syntax.runs.run_led``). An alternative that
     begins with ``^`` (no MULTILINE) can only match at the buffer's start: once text was
     consumed, the search position is past it for good (the parser then keeps context, at least
     one character, before it: ``^`` reads there), so the fast path may ignore it (``late``)."""
@@ -260,7 +271,7 @@ def pattern_facts(pattern: str) -> Facts | None:
     branches = root.branches if isinstance(root, rn.Alt) else (root,)
     core: set[str] = set()
     lead: set[str] = set()
-    ends = dollar = late = False
+    ends = dollar = late = star = False
     for branch in branches:
         if isinstance(branch, rn.Assert) and branch.kind in (rn.END, rn.END_OR_NEWLINE):
             ends = True
@@ -278,11 +289,12 @@ def pattern_facts(pattern: str) -> Facts | None:
             return None
         core |= found.core
         lead |= chars
+        star = star or run_led(tree, branch)
     if not core or len(lead) > MAX_LEAD:
         return None
     if ends:
         return Facts(frozenset(core), dollar=dollar, late=late)
-    return Facts(frozenset(core), frozenset(lead), late=late)
+    return Facts(frozenset(core), frozenset(lead), star=star, late=late)
 
 
 def _finite(chars: CharSet) -> frozenset[str] | None:

@@ -15,8 +15,9 @@ from dataclasses import replace
 from rtc.runtime.matching import SPACE_CHARS
 
 from ..literals import comment_text
-from ..model import Template
+from ..model import Delimiter, Field, Template
 from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
+from ..regex_syntax.runs import runs_stay
 from .delimiters import Facts, watch
 from .namespace import Namespace, identifier
 
@@ -55,9 +56,9 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
     opens = sorted((f for f in t.fields if f.open is not None), key=lambda f: f.name)
     for rank, f in enumerate(opens):
         assert f.open is not None
-        found.append(watch(ns, f.open, "open", f, f.index, rank, 0))
+        found.append(_watch(ns, f.open, "open", f, f.index, rank))
     if t.implicit is not None and t.implicit.close is not None:
-        found.append(watch(ns, t.implicit.close, "close", t.implicit, CLOSE, len(opens), 0))
+        found.append(_watch(ns, t.implicit.close, "close", t.implicit, CLOSE, len(opens)))
     where = (
         f"the implicit field {comment_text(t.implicit.name)}"
         if t.implicit
@@ -74,7 +75,7 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
         suffix = identifier(f.name, suffixes, "in_")
         found = []
         if f.close is not None:
-            found.append(watch(ns, f.close, "close", f, CLOSE, 0, 0))
+            found.append(_watch(ns, f.close, "close", f, CLOSE, 0))
             doc = f"Inside {comment_text(f.name)}: only its close is watched."
         else:
             doc = f"Inside {comment_text(f.name)}: no close, the region runs to the end."
@@ -82,6 +83,17 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
         states.append(state)
         table[f.index] = state
     return states, [table[i] for i in range(-1, len(t.fields))], memo
+
+
+def _watch(
+    ns: Namespace, delim: Delimiter, role: str, f: Field, target: int, rank: int
+) -> tuple[Watch, Facts | None]:
+    """``watch``, and whether a whitespace run the delimiter holds stays held (``Facts.runs``,
+    read from the delimiter's whole pattern: ``regex_syntax.runs.runs_stay``)."""
+    w, facts = watch(ns, delim, role, f, target, rank, 0)
+    if facts is not None and runs_stay(delim.pattern):
+        facts = replace(facts, runs=True)
+    return w, facts
 
 
 def _state(
@@ -157,15 +169,27 @@ def _combined(ns: Namespace, suffix: str, watches: list[Watch]) -> Combined | No
 
 def _fast(facts: list[Facts | None]) -> Fast | None:
     """The state's fast path: the union of its delimiters' facts, when each has them. The
-    trailing run of lead characters is held back exactly (``star``) only where every
-    delimiter with a lead is led by ``\\s*`` alone; else a chunk ending in a lead character
-    takes the general path."""
+    trailing run of lead characters is held back exactly (``star``) where every lead character
+    is whitespace and some delimiter is led by ``\\s*`` (``Facts.star``): in text without a
+    core character, that delimiter's partial match starts where the trailing whitespace run
+    does, and no partial match can start before it (it covers only lead characters); else a
+    chunk ending in a lead character takes the general path."""
     if any(f is None for f in facts):
         return None
     known = [f for f in facts if f is not None]
     core = "".join(sorted(set().union(*(f.core for f in known))))
     lead = "".join(sorted(set().union(*(f.lead for f in known))))
-    star = bool(lead) and all(f.star or not f.lead for f in known)
+    star = bool(lead) and set(lead) <= SPACE_CHARS and any(f.star for f in known)
+    # A held whitespace run stays held (Fast.runs): every delimiter's alternatives fail at
+    # whitespace or are led by \s* after look-behinds, and whitespace is never needed. (With
+    # star the fast path holds every trailing run itself.)
+    runs = (
+        not star
+        and bool(lead)
+        and set(lead) <= SPACE_CHARS
+        and not set(core) & SPACE_CHARS
+        and all(f.runs for f in known)
+    )
     dollar = any(f.dollar for f in known)
     late = any(f.late for f in known)
     if not known:
@@ -174,10 +198,12 @@ def _fast(facts: list[Facts | None]) -> Fast | None:
         why = f"a chunk without {comment_text(core)} cannot complete a delimiter"
         if star:
             why += "; trailing whitespace may begin one: it waits"
+        elif runs:
+            why += "; a whitespace run held back stays held while whitespace follows"
         elif lead:
             why += f"; one ending in {comment_text(lead, 20)} may begin one: the general path"
         if dollar:
             why += "; a final newline may be where $ matches"
         if late:
             why += "; a ^ alternative counts until text is consumed"
-    return Fast(core, lead, star, dollar, late, why)
+    return Fast(core, lead, star, dollar, late, why, runs)
