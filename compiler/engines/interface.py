@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import logging
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["differences", "problems", "refusing", "unavailable"]
@@ -99,3 +101,23 @@ def refusing(base: type, message: str) -> type:
         raise RuntimeError(message)
 
     return type(base.__name__, (base,), {"__new__": __new__})
+
+
+def refuse_all(
+    engine: str,
+    tested: tuple[str, ...],
+    found: list[str],
+    bases: tuple[type, type],
+    add: Callable[[str, type, type], None],
+    logger: logging.Logger,
+) -> None:
+    """When the engine's interface differs (``found``): log why, and ``add`` under every rtc
+    parser name a refusing subclass of each of ``bases`` (reasoning, tool), so that a server
+    asked for an rtc parser stops with that reason instead of parsing wrongly."""
+    from . import family
+
+    message = unavailable(engine, tested, found)
+    logger.error("%s", message)
+    reasoning, tool = (refusing(base, message) for base in bases)
+    for name in family.parser_names():
+        add(name, reasoning, tool)

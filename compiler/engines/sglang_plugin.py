@@ -179,16 +179,15 @@ def register() -> None:
 
     problems = interface_problems()
     if problems:
-        message = interface.unavailable("SGLang", TESTED, problems)
-        logger.error("%s", message)
         from sglang.srt.function_call.base_format_detector import BaseFormatDetector
         from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
 
-        tool = interface.refusing(BaseFormatDetector, message)
-        reasoning = interface.refusing(BaseReasoningFormatDetector, message)
-        for name in family.parser_names():
+        def add(name: str, reasoning: type, tool: type) -> None:
             FunctionCallParser.ToolCallParserEnum[name] = tool
             ReasoningParser.DetectorMap[name] = reasoning
+
+        bases = (BaseReasoningFormatDetector, BaseFormatDetector)
+        interface.refuse_all("SGLang", TESTED, problems, bases, add, logger)
         return
 
     from .sglang_parsers import RtcReasoningDetector, RtcToolDetector

@@ -129,13 +129,13 @@ def register() -> None:
 
     problems = interface_problems()
     if problems:
-        message = interface.unavailable("vLLM", TESTED, problems)
-        logger.error("%s", message)
-        reasoning = interface.refusing(ReasoningParser, message)
-        tool = interface.refusing(ToolParser, message)
-        for name in family.parser_names():
+
+        def add(name: str, reasoning: type, tool: type) -> None:
             ReasoningParserManager.register_module(name=name, force=True, module=reasoning)
             ToolParserManager.register_module(name=name, force=True, module=tool)
+
+        bases = (ReasoningParser, ToolParser)
+        interface.refuse_all("vLLM", TESTED, problems, bases, add, logger)
         return
 
     from vllm.parser.parser_manager import ParserManager
