@@ -264,10 +264,10 @@ def compare_family(name: str, folder: str, cases: list[dict], repeat: int) -> di
     else:
         errors["vllm"] = "vLLM has no parser for this family"
     sides["floor"] = _floor_class()
-    runners = {
-        key: _Side(*(value if isinstance(value, tuple) else (value, tokenizer)), model_config)
-        for key, value in sides.items()
-    }
+    runners = {}
+    for key, value in sides.items():
+        parser_cls, side_tokenizer = value if isinstance(value, tuple) else (value, tokenizer)
+        runners[key] = _Side(parser_cls, side_tokenizer, model_config)
     streams = [_tokens(tokenizer, case["text"]) for case in cases]
     tokens = sum(len(s) for s in streams)
     best: dict[str, float] = {}
