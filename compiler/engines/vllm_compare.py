@@ -239,6 +239,9 @@ def compare_family(name: str, folder: str, cases: list[dict], repeat: int) -> di
 
     from rtc import generated
 
+    from . import vllm_plugin
+
+    vllm_plugin.register()  # the rtc-<family> names, as an installed plugin has them
     tokenizer = get_tokenizer(folder)
     model_config = _model_config(folder)
     sides: dict[str, Any] = {"rtc": _build(ParserManager, f"rtc-{name}", f"rtc-{name}", tokenizer)}
@@ -428,9 +431,6 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads(args.judge.read_text(encoding="utf-8"))
         print("\n".join(judge(results, spec)))
         return 0
-    from . import vllm_plugin
-
-    vllm_plugin.register()
     spec = json.loads(args.cases.read_text(encoding="utf-8"))
     results = []
     for name, family in spec.items():
