@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -197,6 +198,30 @@ def test_merge_folds_a_feed_into_one_delta() -> None:
     }
     assert merge(deltas[:2] + deltas[5:], reasoning_as_content=True) == {"content": "abcd"}
     assert merge([]) == {}
+
+
+def test_tool_dicts_take_what_the_stream_reads_from_engine_models() -> None:
+    class Model:  # an engine's pydantic tool: dumped whole only when it is not a chat tool
+        def __init__(self, **fields: Any) -> None:
+            self.__dict__.update(fields)
+
+        def model_dump(self, exclude_none: bool) -> dict[str, Any]:
+            return {"type": "function", "name": self.__dict__["name"]}
+
+    parameters = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    chat = Model(type="function", function=Model(name="f", description="d", parameters=parameters))
+    bare = Model(type="function", function=Model(name="g", description=None, parameters=None))
+    flat = Model(type="function", name="h")
+    assert tool_dicts([chat, bare, flat, {"function": {"name": "i"}}]) == [
+        {"type": "function", "function": {"name": "f", "parameters": parameters}},
+        {"type": "function", "function": {"name": "g"}},
+        {"type": "function", "name": "h"},
+        {"function": {"name": "i"}},
+    ]
+    stream = generated.get("qwen3").DeltaStream("", tools=tool_dicts([chat]))
+    stream.feed('<tool_call>{"name": "f", "arguments": {"n": "7"}}</tool_call>')
+    _, message, _ = stream.finish()
+    assert message["tool_calls"][0]["function"]["arguments"] == '{"n": 7}'  # typed by the schema
 
 
 def test_a_request_uses_the_engine_ids_and_counts_its_tokens() -> None:

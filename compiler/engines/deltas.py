@@ -27,9 +27,20 @@ logger = logging.getLogger("rtc.engines")
 
 
 def tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
-    """The request's tools as OpenAI tool dicts (engines hold them as pydantic models)."""
+    """The request's tools as OpenAI tool dicts (engines hold them as pydantic models). Of a
+    chat tool (``tool.function``) only what the stream reads is taken, its function's name and
+    parameters: dumping the model whole costs more than parsing a short answer."""
     out: list[dict[str, Any]] = []
     for tool in tools or ():
+        function = getattr(tool, "function", None)
+        name = getattr(function, "name", None)
+        parameters = getattr(function, "parameters", None)
+        if isinstance(name, str) and (parameters is None or isinstance(parameters, dict)):
+            entry = (
+                {"name": name} if parameters is None else {"name": name, "parameters": parameters}
+            )
+            out.append({"type": "function", "function": entry})
+            continue
         if hasattr(tool, "model_dump"):
             tool = tool.model_dump(exclude_none=True)
         if isinstance(tool, dict):

@@ -145,8 +145,45 @@ def family_reasoning_names() -> tuple[str, ...]:
     return REASONING_NAMES
 
 
-_MODEL_STOP_IDS: dict[tuple[int, int], tuple[Any, Any, frozenset[int]]] = {}
-"""By tokenizer and model configuration (kept alive with them): their stop token ids."""
+class _Model:
+    """What every request to one served model shares, read once (at its first request): what
+    vLLM's serving layer reads once at start-up to limit a request's output tokens, and the
+    tokens that end a generation as ``stop``. Reading the generation configuration opens the
+    model's files: milliseconds, too much for every request."""
+
+    __slots__ = ("max_model_len", "defaults", "override", "stop_ids")
+
+    def __init__(self, tokenizer: Any, config: Any) -> None:
+        self.max_model_len: int | None = None
+        self.defaults: dict[str, Any] = {}
+        self.override: int | None = None
+        if config is not None:
+            self.max_model_len = config.max_model_len
+            self.defaults = config.get_diff_sampling_param()
+            if config.generation_config not in ("auto", "vllm"):
+                self.override = self.defaults.get("max_tokens")
+            else:
+                overrides = getattr(config, "override_generation_config", None) or {}
+                self.override = overrides.get("max_new_tokens")
+        # The tokenizer's eos, and the generation config's eos ids (as vLLM adds them).
+        eos = getattr(tokenizer, "eos_token_id", None)
+        found = {eos} if isinstance(eos, int) else set()
+        generation = config.try_get_generation_config() if config is not None else {}
+        more = (generation or {}).get("eos_token_id")
+        found.update([more] if isinstance(more, int) else more or ())
+        self.stop_ids = frozenset(found)
+
+
+_MODELS: dict[tuple[int, int], tuple[Any, Any, _Model]] = {}
+"""By tokenizer and model configuration (kept alive with them): what requests to them share."""
+
+
+def _model(tokenizer: Any, config: Any) -> _Model:
+    key = (id(tokenizer), id(config))
+    known = _MODELS.get(key)
+    if known is None:
+        known = _MODELS[key] = (tokenizer, config, _Model(tokenizer, config))
+    return known[2]
 
 
 class _Named:
@@ -395,45 +432,29 @@ class RtcParser(Parser):
     def _token_limit(self, request: Any) -> int | None:
         """The output tokens vLLM's serving layer allows this request (as it computes them), or
         ``None`` when the prompt or the model's configuration is unknown."""
-        config = self._model_config
-        if config is None or self._prompt_ids is None:
+        model = _model(self.model_tokenizer, self._model_config)
+        if model.max_model_len is None or self._prompt_ids is None:
             return None
-        defaults = config.get_diff_sampling_param()
-        if config.generation_config not in ("auto", "vllm"):
-            override = defaults.get("max_tokens")
-        else:
-            override = (getattr(config, "override_generation_config", None) or {}).get(
-                "max_new_tokens"
-            )
         requested = getattr(request, "max_completion_tokens", None)
         if requested is None:
             requested = getattr(request, "max_tokens", None)
         try:
             return get_max_tokens(
-                config.max_model_len,
+                model.max_model_len,
                 requested,
                 len(self._prompt_ids),
-                defaults,
-                override,
+                model.defaults,
+                model.override,
                 truncate_prompt_tokens=getattr(request, "truncate_prompt_tokens", None),
             )
         except ValueError:  # the prompt is longer than the model allows: vLLM rejects it
             return None
 
     def _stop_ids(self, request: Any) -> frozenset[int]:
-        """The tokens that end a generation as ``stop`` even at the limit: the tokenizer's eos,
-        the generation config's eos ids (as vLLM adds them), the request's stop tokens."""
-        key = (id(self.model_tokenizer), id(self._model_config))
-        model_ids = _MODEL_STOP_IDS.get(key)
-        if model_ids is None:
-            eos = getattr(self.model_tokenizer, "eos_token_id", None)
-            found = {eos} if isinstance(eos, int) else set()
-            config = self._model_config
-            generation = config.try_get_generation_config() if config is not None else {}
-            more = (generation or {}).get("eos_token_id")
-            found.update([more] if isinstance(more, int) else more or ())
-            model_ids = _MODEL_STOP_IDS[key] = (self.model_tokenizer, config, frozenset(found))
-        ids = set(getattr(request, "stop_token_ids", None) or ())
+        """The tokens that end a generation as ``stop`` even at the limit: the model's (see
+        :class:`_Model`) and the request's stop tokens."""
+        model_ids = _model(self.model_tokenizer, self._model_config).stop_ids
+        ids = getattr(request, "stop_token_ids", None)
         if getattr(request, "ignore_eos", False):
-            return frozenset(ids)
-        return model_ids[2].union(ids)
+            return frozenset(ids or ())
+        return model_ids.union(ids) if ids else model_ids
