@@ -57,7 +57,7 @@ from ..regex_syntax.fast_paths import (
     whitespace_led,
 )
 from ..regex_syntax.needs import needs
-from ..regex_syntax.runs import run_led, run_skipping
+from ..regex_syntax.runs import run_led, run_skipping, runs_stay
 from .context import jumps_back
 from .namespace import Namespace
 
@@ -116,7 +116,19 @@ def watch(
     ns: Namespace, delim: Delimiter, role: str, f: Field, target: int, rank: int, memo: int
 ) -> tuple[Watch, Facts | None]:
     """The watch of ``delim`` (``role``: "open" or "close" of ``f``), opening ``target``; and
-    what the fast path may assume of it (None: nothing)."""
+    what the fast path may assume of it (None: nothing), with whether a whitespace run it holds
+    stays held (``Facts.runs``, read from the delimiter's whole pattern, whatever its shape:
+    ``regex_syntax.runs.runs_stay``)."""
+    w, facts = _shaped_watch(ns, delim, role, f, target, rank, memo)
+    if facts is not None and runs_stay(delim.pattern):
+        facts = replace(facts, runs=True)
+    return w, facts
+
+
+def _shaped_watch(
+    ns: Namespace, delim: Delimiter, role: str, f: Field, target: int, rank: int, memo: int
+) -> tuple[Watch, Facts | None]:
+    """``watch`` by the delimiter's shape (literal, literal list, pattern...)."""
     comment = f"{role} {comment_text(f.name)}: {describe(delim)}"
     stem = f"{role}_{f.name}"
     base = _Placing(comment=comment, target=target, rank=rank, memo=memo)

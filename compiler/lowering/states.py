@@ -15,9 +15,8 @@ from dataclasses import replace
 from rtc.runtime.matching import SPACE_CHARS
 
 from ..literals import comment_text
-from ..model import Delimiter, Field, Template
+from ..model import Template
 from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
-from ..regex_syntax.runs import runs_stay
 from .delimiters import Facts, watch
 from .namespace import Namespace, identifier
 
@@ -56,9 +55,9 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
     opens = sorted((f for f in t.fields if f.open is not None), key=lambda f: f.name)
     for rank, f in enumerate(opens):
         assert f.open is not None
-        found.append(_watch(ns, f.open, "open", f, f.index, rank))
+        found.append(watch(ns, f.open, "open", f, f.index, rank, 0))
     if t.implicit is not None and t.implicit.close is not None:
-        found.append(_watch(ns, t.implicit.close, "close", t.implicit, CLOSE, len(opens)))
+        found.append(watch(ns, t.implicit.close, "close", t.implicit, CLOSE, len(opens), 0))
     where = (
         f"the implicit field {comment_text(t.implicit.name)}"
         if t.implicit
@@ -75,7 +74,7 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
         suffix = identifier(f.name, suffixes, "in_")
         found = []
         if f.close is not None:
-            found.append(_watch(ns, f.close, "close", f, CLOSE, 0))
+            found.append(watch(ns, f.close, "close", f, CLOSE, 0, 0))
             doc = f"Inside {comment_text(f.name)}: only its close is watched."
         else:
             doc = f"Inside {comment_text(f.name)}: no close, the region runs to the end."
@@ -83,17 +82,6 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
         states.append(state)
         table[f.index] = state
     return states, [table[i] for i in range(-1, len(t.fields))], memo
-
-
-def _watch(
-    ns: Namespace, delim: Delimiter, role: str, f: Field, target: int, rank: int
-) -> tuple[Watch, Facts | None]:
-    """``watch``, and whether a whitespace run the delimiter holds stays held (``Facts.runs``,
-    read from the delimiter's whole pattern: ``regex_syntax.runs.runs_stay``)."""
-    w, facts = watch(ns, delim, role, f, target, rank, 0)
-    if facts is not None and runs_stay(delim.pattern):
-        facts = replace(facts, runs=True)
-    return w, facts
 
 
 def _state(
