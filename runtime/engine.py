@@ -111,7 +111,7 @@ def _fast_path(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, _, name, dirty, core, lead, star, dollar, late, _, keep, core_set = fast
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set = fast
             if late and not self._pos:
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -165,7 +165,7 @@ def _held(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) 
     """The fast path's other cases (see Fast): text is held back before the chunk, or the
     chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
     what ``feed()`` (``events``) or ``feed_text()`` returns."""
-    _, _, name, dirty, _, lead, star, dollar, _, _, keep, core_set = fast
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set = fast
     buf = self._buf
     last = text[-1]
     held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
@@ -227,9 +227,9 @@ def _holds_a_run(p: CompiledParser) -> bool:
     match starts, in a state whose held runs stay held while whitespace is appended
     (``Fast.runs``): the fast path then takes such chunks."""
     fast = p._fast
-    if fast is None or not fast[9]:  # runs, then lead: fast[5] (see _region_tuple)
+    if fast is None or not fast[8]:  # runs, then lead: fast[1] (see _region_tuple)
         return False
-    lead = fast[5]
+    lead = fast[1]
     buf = p._buf
     pos = p._pos
     return pos < len(buf) and buf[-1] in lead and not buf[pos:].strip(lead)
@@ -275,7 +275,6 @@ def _region_tuple(f: Fast, name: str | None, dirty: bool, keep: int) -> tuple[An
         name,
         dirty,
         _tested(f.core),
-        f.lead,
         f.star,
         f.dollar,
         f.late,
