@@ -21,46 +21,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from . import oneshot
+from .fast_path import TRIM_SLACK, Fast, feed_step, flush, holds_a_run, region_tuple
 from .loop import CLOSE, NONE, Eos, LoopError, Scan, run
 from .oneshot import NO_PREFIX
 from .tools import read_tools
 
 __all__ = ["CLOSE", "NONE", "CompiledParser", "Fast", "FieldInfo", "LoopError", "Serving"]
-
-# With a bounded context, consumed text is trimmed once this much more than the context has
-# piled up: one slice every so often instead of one per chunk.
-_TRIM_SLACK = 4096
-# Contexts up to this many characters are kept by the fast path as a slice of each chunk.
-_SLICED_CONTEXT = 64
-
-
-class Fast(NamedTuple):
-    """What lets ``feed()`` pass a chunk straight through in one parser state.
-
-    The compiler proves, for every delimiter watched in the state, that each of its matches
-    needs a character of ``core`` (consumes it, or looks ahead at it), and that a match
-    attempt reads only ``lead`` characters before one (``regex_syntax.needs``). So when neither
-    the held-back text nor the chunk holds a ``core`` character, no delimiter can complete, and
-    a partial match can only be a run of ``lead`` characters at the very end: if the last
-    character is not a ``lead`` one, everything is committed. If it is: with ``star`` (every
-    lead character is whitespace and a delimiter is led by ``\\s*``), the partial match starts
-    where that trailing run starts, which is held back; otherwise the general path decides.
-    ``dollar``: a delimiter ends with a ``$`` alternative, which also matches before a final
-    newline: a chunk ending in one takes the general path. ``late``: an alternative begins with
-    ``^``, which only matches at the buffer's start: the fast path waits until text was
-    consumed.
-    ``runs``: every lead character is whitespace, none is in ``core``, and each delimiter's
-    alternatives either fail at whitespace or are led by ``\\s*`` after look-behinds
-    (``regex_syntax.runs.runs_stay``): a whitespace run the general path left held (a partial
-    match starts where it does) stays held while chunks of whitespace are appended.
-    """
-
-    core: Any  # one character (a str), or a frozenset of them
-    lead: str  # the characters that may lead a match ("" for none)
-    star: bool
-    dollar: bool
-    late: bool = False
-    runs: bool = False
 
 
 class FieldInfo(NamedTuple):
@@ -87,152 +53,32 @@ class Serving(NamedTuple):
     recover: bool = False
 
 
-def _fast_path(events: bool, text_class: type = str) -> Any:
-    """``feed()`` (``events``) or ``feed_text()``: one body for both, the fast path written
-    once, each without a call into the other (this is the hottest code of a stream).
-
-    ``text_class``: the one class of text the fast path takes, exactly (any other text goes
-    to the general path, which checks it). Parsers take ``str``; the work counter of
-    ``rtc.compiler.lint.work`` makes a copy for its ``str`` subclass that counts what is
-    read, so that it measures the path production takes (a closure variable: no cost).
-    """
-
-    def step(self: CompiledParser, text: str) -> Any:
-        fast = self._fast
-        if fast is None or text.__class__ is not text_class or not text:
-            return self._feed(text) if events else None
-        # See Fast for why this is exact.
-        buf = self._buf
-        if not buf and fast[0] not in text and text[-1] not in fast[1]:
-            # The common case of most states, first (fast[0] is the state's one core
-            # character, "" where the state is not that simple: see _region_tuple): nothing
-            # held before, no core character, nothing to hold now (the chunk cannot end in
-            # the start of a delimiter): the chunk is committed whole.
-            name = fast[2]
-            dirty = fast[3]
-        else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set = fast
-            if late and not self._pos:
-                return self._feed(text) if events else None  # nothing consumed yet: ^ may match
-            if core.__class__ is str:
-                if core in text:
-                    return self._feed(text) if events else None
-            elif core.__class__ is tuple:
-                if core[0] in text or core[1] in text:
-                    return self._feed(text) if events else None
-            elif not core_set.isdisjoint(text):
-                return self._feed(text) if events else None
-            last = text[-1]
-            if not (
-                (len(buf) == self._pos if keep else not buf)
-                and last not in lead
-                and not (dollar and last == "\n")
-            ):
-                return _held(self, text, fast, events)
-            if keep > 0:
-                # The patterns look back at most ``keep`` characters (a small bound): the
-                # buffer becomes the last of them, all consumed; nothing before them is ever
-                # read again (one short slice instead of growing the buffer).
-                self._buf = buf = text[-keep:] if len(text) >= keep else (buf + text)[-keep:]
-                self._pos = len(buf)
-            elif keep:
-                buf = ""  # drop this frame's reference: _advance grows the buffer in place
-                self._advance(text, len(text))
-        # The chunk is committed whole (what the general branch of _held also finds).
-        if name is not None:
-            self._parts.append(text)
-            if events:
-                return [{"type": "region_chunk", "field": name, "text": text, "dirty": dirty}]
-        return [] if events else text
-
-    if events:
-        step.__name__ = step.__qualname__ = "feed"
-        step.__doc__ = "Consume the next piece of generated text; return the events it completes."
-    else:
-        step.__name__ = step.__qualname__ = "feed_text"
-        step.__doc__ = (
-            "``feed()``'s fast path, without its event: when ``text`` cannot touch a delimiter "
-            "watched in the current region (already open, or the null sink), consume it and "
-            "return the text this commits to the region (``''`` when all of it is held back as "
-            "the possible start of a delimiter); else consume nothing and return None (then "
-            "call ``feed()``). The committed text goes to the field ``region`` (dropped in the "
-            "null sink, -1)."
-        )
-    return step
-
-
-def _held(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
-    """The fast path's other cases (see Fast): text is held back before the chunk, or the
-    chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
-    what ``feed()`` (``events``) or ``feed_text()`` returns."""
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set = fast
-    buf = self._buf
-    last = text[-1]
-    held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
-    if held and self._clean:
-        # What is held is a run of lead characters this path left (or the general path,
-        # under runs): no need to read it.
-        if last in lead:
-            tail = text.rstrip(lead)
-            if not tail:
-                committed = ""  # the whole chunk joins the run (star, or runs)
-            elif not star:
-                return self._feed(text) if events else None
-            else:
-                committed = (buf[self._pos :] if keep else buf) + tail  # a new run
-        elif dollar and last == "\n":
-            return self._feed(text) if events else None
-        else:
-            committed = (buf[self._pos :] if keep else buf) + text
-        whole_length = held + len(text)
-    else:
-        whole = (buf[self._pos :] if keep else buf) + text if held else text
-        if held and not core_set.isdisjoint(whole):
-            return self._feed(text) if events else None
-        if last in lead:
-            if not star:
-                return self._feed(text) if events else None
-            committed = whole.rstrip(lead)  # the trailing run of lead characters waits
-        elif dollar and last == "\n":
-            return self._feed(text) if events else None
-        else:
-            committed = whole
-        whole_length = len(whole)
-    # What is left held is a trailing run of lead characters (or nothing).
-    kept = whole_length - len(committed)
-    if keep:
-        # Drop this frame's reference first: _advance then grows the buffer in place
-        # (with two references CPython copies it: the whole kept context every chunk).
-        buf = ""
-        self._advance(text, len(committed))
-    elif not kept:
-        if held:
-            self._buf = ""
-    elif committed or not held:
-        self._buf = text[len(text) - kept :]
-    else:
-        self._buf = ""  # so that CPython can grow the run in place
-        buf += text
-        self._buf = buf
-    self._clean = kept > 0
-    if committed and name is not None:
-        self._parts.append(committed)
-        if events:
-            return [{"type": "region_chunk", "field": name, "text": committed, "dirty": dirty}]
-    return [] if events else committed
-
-
-def _holds_a_run(p: CompiledParser) -> bool:
-    """After the general path: whether ``p`` holds a run of whitespace from where a partial
-    match starts, in a state whose held runs stay held while whitespace is appended
-    (``Fast.runs``): the fast path then takes such chunks."""
-    fast = p._fast
-    if fast is None or not fast[8]:  # runs, then lead: fast[1] (see _region_tuple)
-        return False
-    lead = fast[1]
+def _routed(p: CompiledParser, events: list[dict[str, Any]]) -> bool:
+    """The general path's common case, in a region that is open (or the null sink): when the
+    state's scanner finds no delimiter that can be committed, the loop would run once, route
+    the text before what is held back into the region, and stop. Do that here without it
+    (and say so), or do nothing (False)."""
+    cur = p.region
     buf = p._buf
     pos = p._pos
-    return pos < len(buf) and buf[-1] in lead and not buf[pos:].strip(lead)
+    hold, _, _, target, _ = p._scan[cur + 1](buf, pos)
+    if target != NONE:
+        return False
+    if hold > pos:
+        if cur >= 0:
+            routed = buf[pos:hold]
+            p._parts.append(routed)
+            events.append(
+                {
+                    "type": "region_chunk",
+                    "field": p._names[cur],
+                    "text": routed,
+                    "dirty": p._dirty[cur],
+                }
+            )
+        p._pos = hold
+    p._clean = False
+    return True
 
 
 def _derive(cls: Any) -> None:
@@ -251,45 +97,14 @@ def _derive(cls: Any) -> None:
         # whether consumed text is kept, in one tuple for the fast path to unpack.
         names: tuple[str | None, ...] = (None, *cls._names)
         dirty = (False, *cls._dirty)
-        # What consumed text the fast path keeps: none (0), the last ``_context`` characters
-        # (a small bound: sliced off each chunk), or the buffer grown and trimmed now and then
-        # (-1: a large or no bound; see _advance).
-        context = cls._context
-        keep = context if context is not None and context <= _SLICED_CONTEXT else -1
+        # Whether consumed text is kept (the patterns look behind): see feed_step.
+        keep = cls._context != 0
+        cls.feed = feed_step(events=True, kept=keep)
+        cls.feed_text = feed_step(events=False, kept=keep)
         cls._region_fast = tuple(
-            None if f is None else _region_tuple(f, names[i], dirty[i], keep)
+            None if f is None else region_tuple(f, names[i], dirty[i], keep)
             for i, f in enumerate(cls._fasts)
         )
-
-
-def _region_tuple(f: Fast, name: str | None, dirty: bool, keep: int) -> tuple[Any, ...]:
-    """One state's Fast as the fast path reads it: first what its common case needs, then
-    the rest (see step and _held). A state is simple when one core character, its lead
-    characters, and nothing else decide its common case (no ^ or $ alternative, no consumed
-    text kept): ``feed()`` then tests it first ("" as its core character where it is not:
-    "" is in every chunk)."""
-    simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
-    return (
-        f.core if simple else "",
-        f.lead,
-        name,
-        dirty,
-        _tested(f.core),
-        f.star,
-        f.dollar,
-        f.late,
-        f.runs,
-        keep,
-        frozenset(f.core),
-    )
-
-
-def _tested(core: str | frozenset[str]) -> str | tuple[str, ...] | frozenset[str]:
-    """A core as the fast path tests a chunk for it: one character (a str), two (a tuple:
-    two ``in`` tests cost less than ``frozenset.isdisjoint`` on a short chunk), or more."""
-    if isinstance(core, frozenset) and len(core) == 2:
-        return tuple(sorted(core))
-    return core
 
 
 class CompiledParser:
@@ -327,6 +142,7 @@ class CompiledParser:
         "missing",
         "_buf",
         "_pos",
+        "_tail",
         "_opened",
         "_parts",
         "_captures",
@@ -377,6 +193,7 @@ class CompiledParser:
         self.missing: list[str] | tuple[()] = ()
         self._buf = ""
         self._pos = 0
+        self._tail: list[str] = []  # consumed chunks the fast path set aside (fast_path.flush)
         self._opened = False
         self._parts: list[str] = []
         self._captures: dict[str, str] = {}
@@ -390,7 +207,7 @@ class CompiledParser:
 
     # -- the reference's API ------------------------------------------------------------------
 
-    feed = _fast_path(events=True)
+    feed = feed_step(events=True)
 
     def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """End of stream: close what is open, check required fields, return the message."""
@@ -398,6 +215,8 @@ class CompiledParser:
             raise RuntimeError("ResponseParser already finalized")
         events: list[dict[str, Any]] = []
         self._fast = None
+        if self._tail:
+            flush(self)
         run(self, True, events)
         cls = self.__class__
         if self.serving is not None:
@@ -408,22 +227,7 @@ class CompiledParser:
 
     # -- the serving contract ----------------------------------------------------------------
 
-    feed_text = _fast_path(events=False)
-
-    def _advance(self, text: str, committed: int) -> None:
-        """The fast path of a parser whose patterns look at consumed text: ``text`` joins the
-        buffer and ``committed`` more characters count as consumed; what the patterns can no
-        longer see is dropped now and then (all of it is kept where they may see it all)."""
-        buf = self._buf
-        self._buf = ""  # the only reference left is ours: CPython grows the string in place
-        buf += text
-        pos = self._pos + committed
-        context = self._context
-        if context is not None and pos > context + _TRIM_SLACK:
-            buf = buf[pos - context :]
-            pos = context
-        self._buf = buf
-        self._pos = pos
+    feed_text = feed_step(events=False)
 
     def cut(self) -> str:
         """End the current region without a value (a call cut off by the length limit);
@@ -503,6 +307,8 @@ class CompiledParser:
     def _feed(self, text: str) -> list[dict[str, Any]]:
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
+        if self._tail:
+            flush(self)
         if text:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
@@ -512,11 +318,15 @@ class CompiledParser:
             buf += text
             self._buf = buf
         events: list[dict[str, Any]] = []
+        if (self._opened or self.region < 0) and _routed(self, events):
+            self._settle()
+            self._clean = holds_a_run(self)
+            return events
         self._fast = None  # until _settle: the region may change, or the loop raise
         self._clean = False
         run(self, False, events)
         self._settle()
-        self._clean = _holds_a_run(self)
+        self._clean = holds_a_run(self)
         return events
 
     def _settle(self) -> None:
@@ -528,7 +338,7 @@ class CompiledParser:
             if pos:
                 self._buf = self._buf[pos:]
                 self._pos = 0
-        elif context is not None and pos > context + _TRIM_SLACK:
+        elif context is not None and pos > context + TRIM_SLACK:
             self._buf = self._buf[pos - context :]
             self._pos = context
         cur = self.region

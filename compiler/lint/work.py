@@ -41,7 +41,7 @@ from typing import Any
 
 import regex
 
-from rtc.runtime.engine import _fast_path
+from rtc.runtime.fast_path import feed_step
 from rtc.runtime.matching import SPACE_CHARS
 
 from ..codegen import build_plan, render
@@ -387,8 +387,9 @@ def counting_module(template: dict[str, Any]) -> types.ModuleType:
         setattr(module, key, _counting(value))
     # The fast path takes text of one class exactly: here the counted one, as str in production.
     parser = module.ResponseParser
-    parser.feed = _fast_path(events=True, text_class=CountedText)
-    parser.feed_text = _fast_path(events=False, text_class=CountedText)
+    kept = parser._context != 0
+    parser.feed = feed_step(events=True, text_class=CountedText, kept=kept)
+    parser.feed_text = feed_step(events=False, text_class=CountedText, kept=kept)
     return module
 
 

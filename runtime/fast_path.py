@@ -1,0 +1,261 @@
+"""The fast path of ``feed()``: a chunk that cannot touch a delimiter watched in the current
+state is committed (or held back) without the parsing loop.
+
+:class:`Fast` is what the compiler proves per state; ``feed_step`` builds ``feed()`` and
+``feed_text()`` of :class:`rtc.runtime.engine.CompiledParser` from it. A parser whose patterns
+look back at consumed text sets aside the chunks the fast path commits whole (``flush`` joins
+them onto the buffer when something reads it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .engine import CompiledParser
+
+__all__ = ["TRIM_SLACK", "Fast", "feed_step", "flush", "holds_a_run", "region_tuple"]
+
+# With a bounded context, consumed text is trimmed once this much more than the context has
+# piled up: one slice every so often instead of one per chunk.
+TRIM_SLACK = 4096
+# A parser that keeps consumed text (its patterns look behind) sets aside the chunks the fast
+# path commits whole, and joins them onto the buffer when something reads it or this many have
+# piled up: a list append per chunk instead of a string grown (often copied) per chunk.
+TAIL_CHUNKS = 256
+
+
+class Fast(NamedTuple):
+    """What lets ``feed()`` pass a chunk straight through in one parser state.
+
+    The compiler proves, for every delimiter watched in the state, that each of its matches
+    needs a character of ``core`` (consumes it, or looks ahead at it), and that a match
+    attempt reads only ``lead`` characters before one (``regex_syntax.needs``). So when neither
+    the held-back text nor the chunk holds a ``core`` character, no delimiter can complete, and
+    a partial match can only be a run of ``lead`` characters at the very end: if the last
+    character is not a ``lead`` one, everything is committed. If it is: with ``star`` (every
+    lead character is whitespace and a delimiter is led by ``\\s*``), the partial match starts
+    where that trailing run starts, which is held back; otherwise the general path decides.
+    ``dollar``: a delimiter ends with a ``$`` alternative, which also matches before a final
+    newline: a chunk ending in one takes the general path. ``late``: an alternative begins with
+    ``^``, which only matches at the buffer's start: the fast path waits until text was
+    consumed.
+    ``runs``: every lead character is whitespace, none is in ``core``, and each delimiter's
+    alternatives either fail at whitespace or are led by ``\\s*`` after look-behinds
+    (``regex_syntax.runs.runs_stay``): a whitespace run the general path left held (a partial
+    match starts where it does) stays held while chunks of whitespace are appended.
+    """
+
+    core: Any  # one character (a str), or a frozenset of them
+    lead: str  # the characters that may lead a match ("" for none)
+    star: bool
+    dollar: bool
+    late: bool = False
+    runs: bool = False
+
+
+def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
+    """``feed()`` (``events``) or ``feed_text()``: one body for both, the fast path written
+    once, each without a call into the other (this is the hottest code of a stream).
+
+    ``text_class``: the one class of text the fast path takes, exactly (any other text goes
+    to the general path, which checks it). Parsers take ``str``; the work counter of
+    ``rtc.compiler.lint.work`` makes a copy for its ``str`` subclass that counts what is
+    read, so that it measures the path production takes (a closure variable: no cost).
+    ``kept``: the parser keeps consumed text (its ``_context`` is not 0): a chunk committed
+    whole joins ``_tail`` (see flush) instead of being dropped.
+    """
+
+    def step(self: CompiledParser, text: str) -> Any:
+        fast = self._fast
+        if fast is None or text.__class__ is not text_class or not text:
+            return self._feed(text) if events else None
+        # See Fast for why this is exact.
+        buf = self._buf
+        if (
+            (len(buf) == self._pos if kept else not buf)
+            and fast[0] not in text
+            and text[-1] not in fast[1]
+        ):
+            # The common case of most states, first (fast[0] is the state's one core
+            # character, "" where the state is not that simple: see region_tuple): nothing
+            # held before, no core character, nothing to hold now (the chunk cannot end in
+            # the start of a delimiter): the chunk is committed whole.
+            name = fast[2]
+            dirty = fast[3]
+        else:
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set = fast
+            if late and not self._pos and not (kept and self._tail):
+                return self._feed(text) if events else None  # nothing consumed yet: ^ may match
+            if core.__class__ is str:
+                if core in text:
+                    return self._feed(text) if events else None
+            elif core.__class__ is tuple:
+                if core[0] in text or core[1] in text:
+                    return self._feed(text) if events else None
+            elif not core_set.isdisjoint(text):
+                return self._feed(text) if events else None
+            last = text[-1]
+            if not (
+                (len(buf) == self._pos if kept else not buf)
+                and last not in lead
+                and not (dollar and last == "\n")
+            ):
+                return held_case(self, text, fast, events)
+        if kept:
+            # Nothing is held (so every chunk set aside is consumed): the chunk joins them.
+            tail = self._tail
+            tail.append(text)
+            if len(tail) >= TAIL_CHUNKS:
+                flush(self)
+        # The chunk is committed whole (what the general branch of held_case also finds).
+        if name is not None:
+            self._parts.append(text)
+            if events:
+                return [{"type": "region_chunk", "field": name, "text": text, "dirty": dirty}]
+        return [] if events else text
+
+    if events:
+        step.__name__ = step.__qualname__ = "feed"
+        step.__doc__ = "Consume the next piece of generated text; return the events it completes."
+    else:
+        step.__name__ = step.__qualname__ = "feed_text"
+        step.__doc__ = (
+            "``feed()``'s fast path, without its event: when ``text`` cannot touch a delimiter "
+            "watched in the current region (already open, or the null sink), consume it and "
+            "return the text this commits to the region (``''`` when all of it is held back as "
+            "the possible start of a delimiter); else consume nothing and return None (then "
+            "call ``feed()``). The committed text goes to the field ``region`` (dropped in the "
+            "null sink, -1)."
+        )
+    return step
+
+
+def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
+    """The fast path's other cases (see Fast): text is held back before the chunk, or the
+    chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
+    what ``feed()`` (``events``) or ``feed_text()`` returns."""
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set = fast
+    if keep and self._tail:
+        flush(self)
+    buf = self._buf
+    last = text[-1]
+    held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
+    if held and self._clean:
+        # What is held is a run of lead characters this path left (or the general path,
+        # under runs): no need to read it.
+        if last in lead:
+            tail = text.rstrip(lead)
+            if not tail:
+                committed = ""  # the whole chunk joins the run (star, or runs)
+            elif not star:
+                return self._feed(text) if events else None
+            else:
+                committed = (buf[self._pos :] if keep else buf) + tail  # a new run
+        elif dollar and last == "\n":
+            return self._feed(text) if events else None
+        else:
+            committed = (buf[self._pos :] if keep else buf) + text
+        whole_length = held + len(text)
+    else:
+        whole = (buf[self._pos :] if keep else buf) + text if held else text
+        if held and not core_set.isdisjoint(whole):
+            return self._feed(text) if events else None
+        if last in lead:
+            if not star:
+                return self._feed(text) if events else None
+            committed = whole.rstrip(lead)  # the trailing run of lead characters waits
+        elif dollar and last == "\n":
+            return self._feed(text) if events else None
+        else:
+            committed = whole
+        whole_length = len(whole)
+    # What is left held is a trailing run of lead characters (or nothing).
+    kept = whole_length - len(committed)
+    if keep:
+        # Drop this frame's reference first: advance then grows the buffer in place
+        # (with two references CPython copies it: the whole kept context every chunk).
+        buf = ""
+        advance(self, text, len(committed))
+    elif not kept:
+        if held:
+            self._buf = ""
+    elif committed or not held:
+        self._buf = text[len(text) - kept :]
+    else:
+        self._buf = ""  # so that CPython can grow the run in place
+        buf += text
+        self._buf = buf
+    self._clean = kept > 0
+    if committed and name is not None:
+        self._parts.append(committed)
+        if events:
+            return [{"type": "region_chunk", "field": name, "text": committed, "dirty": dirty}]
+    return [] if events else committed
+
+
+def advance(p: CompiledParser, text: str, committed: int) -> None:
+    """The fast path of a parser whose patterns look at consumed text: ``text`` joins the
+    buffer and ``committed`` more characters count as consumed; what the patterns can no
+    longer see is dropped now and then (all of it is kept where they may see it all)."""
+    buf = p._buf
+    p._buf = ""  # the only reference left is ours: CPython grows the string in place
+    buf += text
+    pos = p._pos + committed
+    context = p._context
+    if context is not None and pos > context + TRIM_SLACK:
+        buf = buf[pos - context :]
+        pos = context
+    p._buf = buf
+    p._pos = pos
+
+
+def flush(p: CompiledParser) -> None:
+    """Join the chunks the fast path set aside onto ``p``'s buffer: all consumed (nothing was
+    held while they were)."""
+    tail = p._tail
+    joined = tail[0] if len(tail) == 1 else "".join(tail)
+    tail.clear()
+    advance(p, joined, len(joined))
+
+
+def holds_a_run(p: CompiledParser) -> bool:
+    """After the general path: whether ``p`` holds a run of whitespace from where a partial
+    match starts, in a state whose held runs stay held while whitespace is appended
+    (``Fast.runs``): the fast path then takes such chunks."""
+    fast = p._fast
+    if fast is None or not fast[8]:  # runs, then lead: fast[1] (see region_tuple)
+        return False
+    lead = fast[1]
+    buf = p._buf
+    pos = p._pos
+    return pos < len(buf) and buf[-1] in lead and not buf[pos:].strip(lead)
+
+
+def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[Any, ...]:
+    """One state's Fast as the fast path reads it: first what its common case needs, then
+    the rest (see step and held_case). A state is simple when one core character, its lead
+    characters, and nothing else decide its common case (no ^ or $ alternative): ``feed()``
+    then tests it first ("" as its core character where it is not: "" is in every chunk)."""
+    simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar)
+    return (
+        f.core if simple else "",
+        f.lead,
+        name,
+        dirty,
+        _tested(f.core),
+        f.star,
+        f.dollar,
+        f.late,
+        f.runs,
+        keep,
+        frozenset(f.core),
+    )
+
+
+def _tested(core: str | frozenset[str]) -> str | tuple[str, ...] | frozenset[str]:
+    """A core as the fast path tests a chunk for it: one character (a str), two (a tuple:
+    two ``in`` tests cost less than ``frozenset.isdisjoint`` on a short chunk), or more."""
+    if isinstance(core, frozenset) and len(core) == 2:
+        return tuple(sorted(core))
+    return core
