@@ -60,6 +60,19 @@ def _fast_lead(chars: str) -> str:
 _ENV.filters["fast_lead"] = _fast_lead
 
 
+def _may_match(needs: tuple[str, str]) -> str:
+    """The test before a skippable partial search (``lowering.delimiters.skippable``): a core
+    character from ``pos`` on, or a lead character last."""
+    core, lead = needs
+    tests = [f"buf.find({c!r}, pos) >= 0" for c in core]
+    if lead:
+        tests.append(f"(n > pos and buf[-1] in {_fast_lead(lead)})")
+    return " or ".join(tests)
+
+
+_ENV.filters["may_match"] = _may_match
+
+
 def _both_engines(watches: Sequence[Watch]) -> bool:
     """Whether an end-of-stream function keeps matches of both engines in ``m`` (the regex
     module's, and an ``re`` twin's): it then declares the union, which mypy cannot infer."""

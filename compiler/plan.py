@@ -117,6 +117,10 @@ class Watch:
     captures: bool = False  # pass the match on: the open pattern has named groups
     can_be_empty: bool = True  # it may match the empty string (or it is not known)
     how: str = ""  # how it is found at the end of the stream, for the comment
+    # REGEX while streaming: (core, lead) characters, sorted, when the search can be skipped
+    # in text from the search position that holds no core character and does not end in a
+    # lead one (see lowering.delimiters.skippable); None: always searched.
+    needs: tuple[str, str] | None = None
 
     @property
     def bounded(self) -> bool:
@@ -127,7 +131,7 @@ class Watch:
 
 @dataclass(frozen=True)
 class Fast:
-    """What lets ``feed()`` pass a chunk straight through in one state (``runtime.engine.Fast``):
+    """What lets ``feed()`` pass a chunk straight through in one state (``runtime.fast_path.Fast``):
     every match of a watched delimiter contains one of ``core``; before it, only ``lead``."""
 
     core: str  # the characters (sorted, no repeats); "" when nothing is watched

@@ -141,7 +141,12 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '(?:<\\|tools_prefix\\|>\\s*\\[|(?<=\\})\\s*,)\\s*\\{\\s*"(?P<name>[^"...'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: ',<' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if buf.find(",", pos) >= 0 or buf.find("<", pos) >= 0 or (n > pos and buf[-1] in SPACE_STR)
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -154,7 +159,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         ):
             start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': pattern '<\\|tools_suffix\\|>|<\\|assistant_end\\|>\\s*'
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -227,7 +233,8 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|inner_prefix\\|>|<\\|tools_prefix\\...'
-    m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -254,7 +261,12 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '(?<=\\})\\s*\\}(?:(?=\\s*,\\s*\\{\\s*")|\\s*\\])|(?=<\\|tools_suffix\\|...'
-    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '<}' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+        if buf.find("<", pos) >= 0 or buf.find("}", pos) >= 0 or (n > pos and buf[-1] in SPACE_STR)
+        else None
+    )
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -294,7 +306,7 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_reasoning_content, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without ',<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
         Fast(frozenset(",<"), SPACE_STR, False, False, False),

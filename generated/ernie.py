@@ -157,7 +157,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         else:
             start, end, target, found, rank = i, j, 0, None, 1
     # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -170,7 +171,12 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         ):
             start, end, target, found, rank = i, j, 2, m, 2
     # close 'content': pattern '\\n?</response>|</s>'
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _CLOSE_CONTENT.search(buf, pos, partial=True)
+        if buf.find("<", pos) >= 0 or (n > pos and buf[-1] in "\n")
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -183,7 +189,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         ):
             start, end, target, found, rank = i, j, -2, None, 3
     # open 'response_start': pattern '<response>\\n?'
-    m = _OPEN_RESPONSE_START.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _OPEN_RESPONSE_START.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -285,7 +292,8 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'thinking': pattern '</think>\\s*|</s>'
-    m = _CLOSE_THINKING.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_THINKING.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -341,7 +349,8 @@ def _eos_in_response_start(buf: str, pos: int, memo: list[Any]) -> tuple[int, in
 def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '</tool_call>|(?=</s>)'
-    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -393,7 +402,7 @@ class ResponseParser(CompiledParser):
         _eos_in_tool_calls,
         _eos_outside,
     )
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
         Fast("<", "\n", False, False, True),

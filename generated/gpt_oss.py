@@ -189,7 +189,12 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         if i < hold:
             hold = i
     # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant|^)\\s*to=(?P<recipient>(?:assistant|b...'
-    m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '<t' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos, partial=True)
+        if buf.find("<", pos) >= 0 or buf.find("t", pos) >= 0 or (n > pos and buf[-1] in SPACE_STR)
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -202,7 +207,12 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         ):
             start, end, target, found, rank = i, j, 3, m, 0
     # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '<t' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if buf.find("<", pos) >= 0 or buf.find("t", pos) >= 0 or (n > pos and buf[-1] in SPACE_STR)
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -215,7 +225,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         ):
             start, end, target, found, rank = i, j, 2, m, 3
     # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...'
-    m = _OPEN_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _OPEN_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -479,7 +490,7 @@ class ResponseParser(CompiledParser):
         _eos_in_tool_calls,
         _eos_in_builtin_tool_calls,
     )
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<t' cannot complete a delimiter; trailing whitespace may begin one: it waits
         Fast(frozenset("<t"), SPACE_STR, True, False, False),

@@ -188,7 +188,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         ):
             start, end, target, found, rank = i, j, 0, None, 1
     # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\...'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("[", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -290,7 +291,12 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'thinking': pattern '\\[/THINK\\]\\s*|</s>'
-    m = _CLOSE_THINKING.search(buf, pos, partial=True)
+    # Searched only where it may match: '<[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _CLOSE_THINKING.search(buf, pos, partial=True)
+        if buf.find("<", pos) >= 0 or buf.find("[", pos) >= 0
+        else None
+    )
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -392,7 +398,7 @@ class ResponseParser(CompiledParser):
         _scan_outside,
     )
     _eos = (_eos_outside, _eos_in_thinking, _eos_in_think_end, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
         Fast(frozenset("<["), "", False, False, True),

@@ -181,7 +181,12 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '(?:<function_calls>\\s*|(?<=\\))[ \\t]*\\n\\s*)(?P<name>[\\w.-]+)\\...'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '\n<' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+        if buf.find("\n", pos) >= 0 or buf.find("<", pos) >= 0 or (n > pos and buf[-1] in "\t ")
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -194,7 +199,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         ):
             start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': pattern '(?:<\\|im_end\\|>)\\s*'
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -267,7 +273,8 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<\\|im_end\\|>)'
-    m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -294,7 +301,12 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\)\\s*</function_calls>|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_e...'
-    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: ')<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+        if buf.find(")", pos) >= 0 or buf.find("<", pos) >= 0
+        else None
+    )
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -334,7 +346,7 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_reasoning_content, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '\n<' cannot complete a delimiter; one ending in '\t ' may begin one: the general path
         Fast(frozenset("\n<"), "\t ", False, False, False),

@@ -113,7 +113,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     start = end = target = rank = -1
     found = None
     # open 'tool_calls': pattern 'functools(?=\\[)'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: 'f' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("f", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -122,7 +123,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         else:
             start, end, target, found, rank = i, j, 0, None, 0
     # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*'
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -215,7 +217,7 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<f' cannot complete a delimiter
         Fast(frozenset("<f"), "", False, False, False),

@@ -336,7 +336,7 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_reasoning_content, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
         Fast("<", SPACE_STR, True, False, False),

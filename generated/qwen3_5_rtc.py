@@ -178,7 +178,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>'
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -262,7 +263,8 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftex...'
-    m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_REASONING_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -289,7 +291,8 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '(?:</function>\\s*)?</tool_call>|</function>(?=\\s*<(?:tool_ca...'
-    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
     if m is None:
         return n, -1, -1, -1, None
     i, j = m.span()
@@ -329,7 +332,7 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_reasoning_content, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),

@@ -355,7 +355,7 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_outside, _scan_in_think_start, _scan_in_content)
     _eos = (_eos_outside, _eos_outside, _eos_in_think_start, _eos_in_content)
-    # When feed() may pass a chunk straight through (rtc.runtime.engine.Fast).
+    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),

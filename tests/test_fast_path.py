@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import copy
 import re
+import types
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -20,10 +22,12 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import canon
-from strategies import chunkings, template_plans, texts
+from strategies import chunkings, pattern_delims, template_plans, texts
 
 import rtc.generated
 from rtc.compiler import load
+from rtc.compiler.codegen import build_plan, render
+from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.runtime.matching import SPACE_CHARS
 
 SETTINGS = settings(max_examples=400, derandomize=True, deadline=None, database=None)
@@ -208,3 +212,72 @@ def test_lazy_leads_keep_the_general_path(pattern: str) -> None:
     parser = module.ResponseParser
     for chunks in (["bq"], ["b", "q"], ["a"], ["1", " x", "\n"], [" The", " fox", "."]):
         assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
+
+
+# --- skipped partial searches (lowering.delimiters.skippable) ----------------------------------
+
+
+def unskipped(template: dict[str, Any]) -> types.ModuleType:
+    """``template``'s module with every partial-mode search made, none skipped."""
+    plan = build_plan(copy.deepcopy(template))
+    plan = replace(
+        plan,
+        states=[
+            replace(s, watches=tuple(replace(w, needs=None) for w in s.watches))
+            for s in plan.states
+        ],
+    )
+    module = types.ModuleType("rtc_unskipped")
+    exec(compile(render(plan), "<rtc unskipped>", "exec"), module.__dict__)
+    return module
+
+
+@SETTINGS
+@given(delim=pattern_delims(), data=st.data())
+def test_skipped_searches_find_nothing(delim: Any, data: st.DataObject) -> None:
+    """Where a scanner skips a pattern's partial search (no core character from the search
+    position on, and no lead character last), the regex module finds nothing there that
+    counts: no match at all, or the empty partial match at the end."""
+    facts = pattern_facts(delim.value)
+    if facts is None or facts.late or facts.ends or facts.dollar:
+        return
+    material = LEAD_WORDS + [x for s in delim.samples for x in (s, s[: len(s) // 2], s[1:])]
+    text = "".join(data.draw(st.lists(st.sampled_from(material), max_size=8), label="words"))
+    pos = data.draw(st.integers(0, len(text)), label="pos")
+    rest = text[pos:]
+    if facts.core & set(rest) or (rest and rest[-1] in facts.lead):
+        return  # searched
+    m = regex.compile(delim.value, regex.DOTALL).search(text, pos, partial=True)
+    assert m is None or (m.partial and m.span() == (len(text), len(text))), (delim.value, text, pos)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_random_templates_stream_alike_with_every_search_made(data: st.DataObject) -> None:
+    """The module as compiled (searches skipped where they cannot match) and the same module
+    searching every time: the same events, messages and exceptions."""
+    plan = data.draw(template_plans(), label="plan")
+    try:
+        module = load(copy.deepcopy(plan.template))
+    except (ValueError, TypeError):
+        return
+    chunks = data.draw(prose_and_pieces(plan), label="chunks")
+    parser = module.ResponseParser
+    assert run(parser, "", chunks) == run(unskipped(plan.template).ResponseParser, "", chunks)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_catalogue_streams_alike_with_every_search_made(name: str) -> None:
+    module = rtc.generated.get(name)
+    searching = unskipped(module.TEMPLATE).ResponseParser
+    text = "".join(PROSE) * 2
+    tokens = re.findall(r" ?[^\s]+|\s+", text)
+    literals = [x for x in _literals(module.TEMPLATE) if x]
+    mixed = []
+    for i, token in enumerate(tokens):
+        mixed.append(token)
+        if literals and i % 5 == 2:
+            literal = literals[i % len(literals)]
+            mixed += [literal[: len(literal) // 2], literal[len(literal) // 2 :], ", x(", "\n "]
+    for chunks in (tokens, mixed, list("".join(mixed))):
+        assert run(module.ResponseParser, "", chunks) == run(searching, "", chunks), name

@@ -47,7 +47,9 @@ def lower_template(t: Template) -> Plan:
     serving = lower_serving(ns, t)
     ns.imports.add("engine", "CompiledParser", "Fast")
     ns.imports.add("openai", "OpenAIDeltaStream")
-    if any(s.fast is not None and set(s.fast.lead) == SPACE_CHARS for s in states):
+    if any(s.fast is not None and set(s.fast.lead) == SPACE_CHARS for s in states) or any(
+        w.needs is not None and set(w.needs[1]) == SPACE_CHARS for s in states for w in s.watches
+    ):
         ns.imports.add("matching", "SPACE_STR")
     return Plan(
         sha256=template_sha256(t.source),

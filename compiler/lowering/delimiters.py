@@ -68,7 +68,7 @@ rather than by one ``str.find`` per literal."""
 
 @dataclass(frozen=True)
 class Facts:
-    """What the fast path may assume of one delimiter (see ``rtc.runtime.engine.Fast``):
+    """What the fast path may assume of one delimiter (see ``rtc.runtime.fast_path.Fast``):
     every match needs one of ``core`` (in it, or just after it for a look-ahead), and a match
     attempt reads only ``lead`` characters before it. ``star``: an alternative is led by
     ``\\s*`` (``regex_syntax.runs.run_led``), so in text without ``core`` a partial match
@@ -81,6 +81,7 @@ class Facts:
     dollar: bool = False
     late: bool = False  # an alternative begins with ^: it can match at the buffer's start only
     runs: bool = False  # a held whitespace run stays held (regex_syntax.runs.runs_stay)
+    ends: bool = False  # an alternative is $ or \Z: the whole pattern matches at the end
 
 
 class _Placing(TypedDict):
@@ -249,6 +250,8 @@ def _pattern_watch(
     facts = Facts(core) if core is not None else pattern_facts(source)
     if facts is None:
         return w, None
+    if shape is Shape.REGEX:
+        w = replace(w, needs=skippable(w, facts))
     if end:
         # R|$: R's partial matches never count (see the module docstring), so nothing leads.
         return w, Facts(facts.core, dollar=end == "$", late=facts.late)
@@ -258,6 +261,32 @@ def _pattern_watch(
         return w, Facts(facts.core, lead, star=not facts.lead, late=facts.late)
     return w, facts
 
+
+def skippable(w: Watch, facts: Facts) -> tuple[str, str] | None:
+    r"""When a pattern's partial-mode search (the costliest step of a streaming scanner: a
+    regex call with a keyword argument, about three times a plain search) may be skipped:
+    (core, lead) characters, or None.
+
+    The fast path's argument (``runtime.fast_path.Fast``), for one delimiter and the text from the
+    search position: every match of the searched pattern needs a ``core`` character, and an
+    attempt reads only ``lead`` characters before one. So where that text holds no core
+    character, nothing matches completely; and a partial match (which runs to the end of the
+    text) covers only lead characters, so it is empty unless the text ends in one. The regex
+    module then finds the empty partial match at the end, which neither holds nor commits
+    anything: skipping the search, as if it had found nothing, is the same. Not where an
+    alternative is ``^`` (not in ``core``), ``$`` or ``\Z`` (a complete empty match at the
+    end), nor where the watch uses the match's position beyond that (``\s*REST``: whitespace
+    before an empty partial match is held; ``R|$``), nor for more than four core characters
+    (one ``str.find`` each)."""
+    if facts.late or facts.ends or facts.dollar or w.back_over_ws or w.end:
+        return None
+    if len(facts.core) > MAX_SKIP_CORE:
+        return None
+    return "".join(sorted(facts.core)), "".join(sorted(facts.lead))
+
+
+MAX_SKIP_CORE = 4
+"""The most core characters a skippable search is tested for (one ``str.find`` each)."""
 
 MAX_LEAD = 64
 """A lead of more characters than this (``[^<]*``, ``\\w+``...) gives no fast path: a chunk
@@ -305,7 +334,7 @@ def pattern_facts(pattern: str) -> Facts | None:
     if not core or len(lead) > MAX_LEAD:
         return None
     if ends:
-        return Facts(frozenset(core), dollar=dollar, late=late)
+        return Facts(frozenset(core), dollar=dollar, late=late, ends=True)
     return Facts(frozenset(core), frozenset(lead), star=star, late=late)
 
 
