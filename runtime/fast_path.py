@@ -72,11 +72,7 @@ def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
         buf = self._buf
-        if (
-            (len(buf) == self._pos if kept else not buf)
-            and fast[0] not in text
-            and text[-1] not in fast[1]
-        ):
+        if not buf and fast[0] not in text and text[-1] not in fast[1]:
             # The common case of most states, first (fast[0] is the state's one core
             # character, "" where the state is not that simple: see region_tuple): nothing
             # held before, no core character, nothing to hold now (the chunk cannot end in
@@ -102,12 +98,12 @@ def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
                 and not (dollar and last == "\n")
             ):
                 return held_case(self, text, fast, events)
-        if kept:
-            # Nothing is held (so every chunk set aside is consumed): the chunk joins them.
-            tail = self._tail
-            tail.append(text)
-            if len(tail) >= TAIL_CHUNKS:
-                flush(self)
+            if kept:
+                # Nothing is held (so every chunk set aside is consumed): the chunk joins them.
+                tail = self._tail
+                tail.append(text)
+                if len(tail) >= TAIL_CHUNKS:
+                    flush(self)
         # The chunk is committed whole (what the general branch of held_case also finds).
         if name is not None:
             self._parts.append(text)
@@ -235,9 +231,10 @@ def holds_a_run(p: CompiledParser) -> bool:
 def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[Any, ...]:
     """One state's Fast as the fast path reads it: first what its common case needs, then
     the rest (see step and held_case). A state is simple when one core character, its lead
-    characters, and nothing else decide its common case (no ^ or $ alternative): ``feed()``
-    then tests it first ("" as its core character where it is not: "" is in every chunk)."""
-    simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar)
+    characters, and nothing else decide its common case (no ^ or $ alternative, no consumed
+    text kept: the other branch sets it aside): ``feed()`` then tests it first ("" as its
+    core character where it is not: "" is in every chunk)."""
+    simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
     return (
         f.core if simple else "",
         f.lead,
