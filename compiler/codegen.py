@@ -73,6 +73,14 @@ def _may_match(needs: tuple[str, str]) -> str:
 _ENV.filters["may_match"] = _may_match
 
 
+def _fast_pending(pending: tuple[tuple[str, bool], ...]) -> str:
+    r"""``Fast.pending``: (the literal constant or list constant, led by \s*) per watch."""
+    return _pytuple(f"({name}, {led})" for name, led in pending)
+
+
+_ENV.filters["fast_pending"] = _fast_pending
+
+
 def _both_engines(watches: Sequence[Watch]) -> bool:
     """Whether an end-of-stream function keeps matches of both engines in ``m`` (the regex
     module's, and an ``re`` twin's): it then declares the union, which mypy cannot infer."""

@@ -141,6 +141,9 @@ class Fast:
     late: bool  # only once text was consumed (a ^ alternative cannot match after that)
     why: str  # for the comment
     runs: bool = False  # a held whitespace run stays held while whitespace is appended
+    # The literal-shaped watches whose pending match keeps held text held (see
+    # lowering.states.pending_literals): (the constant it searches, led by \s*).
+    pending: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -364,13 +364,27 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast(
+            "<",
+            "",
+            False,
+            False,
+            False,
+            pending=((_OPEN_REASONING, False), (_CLOSE_CONTENT, False)),
+        ),
         # in_reasoning: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
         # in_tool_calls: a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
         Fast("<", SPACE_STR, True, False, False),
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast(
+            "<",
+            "",
+            False,
+            False,
+            False,
+            pending=((_OPEN_REASONING, False), (_CLOSE_CONTENT, False)),
+        ),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

@@ -493,15 +493,15 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<t' cannot complete a delimiter; trailing whitespace may begin one: it waits
-        Fast(frozenset("<t"), SPACE_STR, True, False, False),
+        Fast(frozenset("<t"), SPACE_STR, True, False, False, pending=((_OPEN_THINKING, False),)),
         # in_thinking: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast("<", "", False, False, False, pending=((_CLOSE_THINKING_LITERALS, False),)),
         # in_content: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),)),
         # in_tool_calls: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast("<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),)),
         # in_builtin_tool_calls: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast("<", "", False, False, False, pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),)),
     )
     _memo_size = 8
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

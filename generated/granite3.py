@@ -333,12 +333,26 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<H' cannot complete a delimiter
-        Fast(frozenset("<H"), "", False, False, False),
+        Fast(
+            frozenset("<H"),
+            "",
+            False,
+            False,
+            False,
+            pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
+        ),
         # in_thinking: a chunk without '<H' cannot complete a delimiter
         Fast(frozenset("<H"), "", False, False, False),
         None,  # in_tool_calls: some delimiter has no known characters
         # outside: a chunk without '<H' cannot complete a delimiter
-        Fast(frozenset("<H"), "", False, False, False),
+        Fast(
+            frozenset("<H"),
+            "",
+            False,
+            False,
+            False,
+            pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
+        ),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

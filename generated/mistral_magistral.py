@@ -401,13 +401,27 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
-        Fast(frozenset("<["), "", False, False, True),
+        Fast(
+            frozenset("<["),
+            "",
+            False,
+            False,
+            True,
+            pending=((_OPEN_THINK_END, False), (_CLOSE_CONTENT, False)),
+        ),
         # in_thinking: a chunk without '<[' cannot complete a delimiter
         Fast(frozenset("<["), "", False, False, False),
         None,  # in_think_end: some delimiter has no known characters
         None,  # in_tool_calls: some delimiter has no known characters
         # outside: a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
-        Fast(frozenset("<["), "", False, False, True),
+        Fast(
+            frozenset("<["),
+            "",
+            False,
+            False,
+            True,
+            pending=((_OPEN_THINK_END, False), (_CLOSE_CONTENT, False)),
+        ),
     )
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

@@ -227,10 +227,10 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<[' cannot complete a delimiter
-        Fast(frozenset("<["), "", False, False, False),
+        Fast(frozenset("<["), "", False, False, False, pending=((_CLOSE_CONTENT, False),)),
         None,  # in_tool_calls: some delimiter has no known characters
         # outside: a chunk without '<[' cannot complete a delimiter
-        Fast(frozenset("<["), "", False, False, False),
+        Fast(frozenset("<["), "", False, False, False, pending=((_CLOSE_CONTENT, False),)),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

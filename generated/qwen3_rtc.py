@@ -355,13 +355,35 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast(
+            "<",
+            "",
+            False,
+            False,
+            False,
+            pending=(
+                (_OPEN_REASONING_CONTENT, False),
+                (_OPEN_TOOL_CALLS, False),
+                (_CLOSE_CONTENT_LITERALS, False),
+            ),
+        ),
         # in_reasoning_content: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
         # in_tool_calls: a chunk without '<' cannot complete a delimiter
         Fast("<", "", False, False, False),
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast(
+            "<",
+            "",
+            False,
+            False,
+            False,
+            pending=(
+                (_OPEN_REASONING_CONTENT, False),
+                (_OPEN_TOOL_CALLS, False),
+                (_CLOSE_CONTENT_LITERALS, False),
+            ),
+        ),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

@@ -358,12 +358,34 @@ class ResponseParser(CompiledParser):
     # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
     _fasts = (
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast(
+            "<",
+            "",
+            False,
+            False,
+            False,
+            pending=(
+                (_OPEN_CONTENT, False),
+                (_OPEN_THINK_START, False),
+                (_CLOSE_REASONING_CONTENT, False),
+            ),
+        ),
         # outside: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast(
+            "<",
+            "",
+            False,
+            False,
+            False,
+            pending=(
+                (_OPEN_CONTENT, False),
+                (_OPEN_THINK_START, False),
+                (_CLOSE_REASONING_CONTENT, False),
+            ),
+        ),
         None,  # in_think_start: some delimiter has no known characters
         # in_content: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
+        Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT, False),)),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

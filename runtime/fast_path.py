@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .matching import SPACE_STR
+
 if TYPE_CHECKING:
     from .engine import CompiledParser
 
@@ -52,6 +54,9 @@ class Fast(NamedTuple):
     dollar: bool
     late: bool = False
     runs: bool = False
+    # Per literal-shaped watch: its literal (a str) or literal list (``matching.Literals``),
+    # and whether it is led by \s* (see ``rtc.compiler.lowering.states.pending_literals``).
+    pending: tuple[tuple[Any, bool], ...] = ()
 
 
 def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
@@ -80,7 +85,7 @@ def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set = fast
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _ = fast
             if late and not self._pos and not (kept and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -131,7 +136,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
     """The fast path's other cases (see Fast): text is held back before the chunk, or the
     chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
     what ``feed()`` (``events``) or ``feed_text()`` returns."""
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set = fast
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending = fast
     if keep and self._tail:
         flush(self)
     buf = self._buf
@@ -156,7 +161,18 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
     else:
         whole = (buf[self._pos :] if keep else buf) + text if held else text
         if held and not core_set.isdisjoint(whole):
-            return self._feed(text) if events else None
+            if not (pending and still_pending(whole, pending)):
+                return self._feed(text) if events else None
+            # A watch's literal is still pending from the search position: the general path
+            # would route and commit nothing (Fast.pending); the chunk joins the held text.
+            if keep:
+                buf = ""  # as below: advance grows the buffer in place
+                advance(self, text, 0)
+            else:
+                self._buf = ""
+                buf += text
+                self._buf = buf
+            return [] if events else ""
         if last in lead:
             if not star:
                 return self._feed(text) if events else None
@@ -188,6 +204,22 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         if events:
             return [{"type": "region_chunk", "field": name, "text": committed, "dirty": dirty}]
     return [] if events else committed
+
+
+def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> bool:
+    r"""Whether ``whole`` (the held text, then the chunk) is, after its leading whitespace for a
+    \s*-led watch, a non-empty proper prefix of one of the state's pending literals."""
+    stripped = None
+    for literal, led in pending:
+        if led:
+            if stripped is None:
+                stripped = whole.lstrip(SPACE_STR)
+            text = stripped
+        else:
+            text = whole
+        if text and len(text) < len(literal) and literal.startswith(text):
+            return True
+    return False
 
 
 def advance(p: CompiledParser, text: str, committed: int) -> None:
@@ -247,6 +279,11 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         f.runs,
         keep,
         frozenset(f.core),
+        tuple(
+            (literal, led)
+            for held, led in f.pending
+            for literal in ((held,) if isinstance(held, str) else (x[0] for x in held))
+        ),
     )
 
 

@@ -281,3 +281,38 @@ def test_catalogue_streams_alike_with_every_search_made(name: str) -> None:
             mixed += [literal[: len(literal) // 2], literal[len(literal) // 2 :], ", x(", "\n "]
     for chunks in (tokens, mixed, list("".join(mixed))):
         assert run(module.ResponseParser, "", chunks) == run(searching, "", chunks), name
+
+
+@SETTINGS
+@given(
+    literals=st.lists(
+        st.sampled_from(["<a>", "<ab>", "<a><b>", "<|e|>", "<|e", "</a>", "<<"]),
+        min_size=1,
+        max_size=3,
+        unique=True,
+    ),
+    led=st.booleans(),
+    end=st.sampled_from(["", "|$", r"|\Z"]),
+    other=st.sampled_from(["", r"(?<=x)<a", r"<\|e\|>\s*", "<t>"]),
+    pieces=st.lists(
+        st.sampled_from(
+            ["<", "a", ">", "<a", "<|", "e", "|>", "b", " ", "\n", "x", "</", "<<", "|", "t"]
+        ),
+        max_size=14,
+    ),
+)
+def test_held_literals_extended_as_the_general_path_does(
+    literals: list[str], led: bool, end: str, other: str, pieces: list[str]
+) -> None:
+    """A held prefix of a literal delimiter, extended chunk by chunk (Fast.pending): literal
+    lists whose literals occur inside one another, \\s*-led ones, with an end alternative
+    (whose partial matches never hold: not pending), beside a pattern."""
+    escaped = "|".join(regex.escape(x) for x in literals)
+    close = (r"\s*" if led else "") + f"(?:{escaped})" + end
+    fields: dict[str, Any] = {"c": {"close_pattern": close}}
+    if other:
+        fields["d"] = {"open_pattern": other, "close": "</d>"}
+    module = load({"start_anchor": "<S>", "fields": fields})
+    parser = module.ResponseParser
+    for chunks in (pieces, list("".join(pieces))):
+        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks

@@ -97,11 +97,14 @@ def _state(
     for w, _ in ordered:
         watches.append(replace(w, memo=memo))
         memo += 1
+    fast = _fast([facts for _, facts in ordered])
+    if fast is not None:
+        fast = replace(fast, pending=pending_literals(watches))
     state = State(
         suffix=suffix,
         doc=doc,
         watches=tuple(watches),
-        fast=_fast([facts for _, facts in ordered]),
+        fast=fast,
         empty_at_end=bool(watches) and not jumpy and not any(w.can_be_empty for w in watches),
         long_text=any(w.shape in _LONG_TEXT for w in watches),
         combined=_combined(ns, suffix, watches),
@@ -110,6 +113,31 @@ def _state(
 
 
 _ONE_SEARCH = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES, Shape.LITERALS)
+
+
+def pending_literals(watches: list[Watch]) -> tuple[tuple[str, bool], ...]:
+    r"""The literal-shaped watches of a state that keep held text held (``Fast.pending``): the
+    constant each searches, and whether it is led by ``\s*``.
+
+    After the general path, the held text starts at the search position (everything before it
+    was routed). If the held text and the next chunk together are (after leading whitespace, for
+    a ``\s*``-led watch) a proper prefix of one of a watch's literals, that watch reports a
+    partial match starting at the search position: no complete occurrence of its own literals
+    hides it (a literal list qualifies only when none of its literals occurs inside another;
+    not ``R|$`` nor ``R|\Z``, whose end alternative hides R's partial matches),
+    so the state's hold is the search position, and every complete match of any delimiter,
+    which starts there or later, waits (the reference's rule: a match at or after a pending one
+    is not committed). The general path would then route nothing and commit nothing: the fast
+    path appends the chunk to the held text instead (``runtime.fast_path.held_case``)."""
+    found = []
+    for w in watches:
+        if w.shape not in _ONE_SEARCH or w.end:
+            continue  # (R|$, R|\Z: R's partial matches never count while streaming)
+        name, texts = _searched(w)
+        if any(a != b and a in b for a in texts for b in texts):
+            continue
+        found.append((name, w.back_over_ws))
+    return tuple(found)
 
 
 def _searched(w: Watch) -> tuple[str, tuple[str, ...]]:
