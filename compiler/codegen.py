@@ -17,7 +17,7 @@ from rtc.runtime import API_VERSION
 from rtc.runtime.matching import SPACE_CHARS
 
 from .lowering import lower
-from .plan import Plan, Shape, Watch, template_sha256
+from .plan import Plan, Shape, State, Watch, template_sha256
 from .sources import read_json_file
 from .validate import validate
 from .version import __version__
@@ -79,6 +79,14 @@ def _fast_pending(pending: tuple[tuple[str, bool], ...]) -> str:
 
 
 _ENV.filters["fast_pending"] = _fast_pending
+
+
+def _fast_name(state: State) -> str:
+    """The constant holding a state's ``Fast`` ("None" for a state without a fast path)."""
+    return "None" if state.fast is None else f"_FAST_{state.suffix.upper()}"
+
+
+_ENV.filters["fast_name"] = _fast_name
 
 
 def _both_engines(watches: Sequence[Watch]) -> bool:

@@ -237,6 +237,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_OUTSIDE = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+)
+
+
 # Inside 'reasoning_content': only its close is watched.
 def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -263,6 +274,10 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     if i < 0 or i >= n:
         return -1, -1, -1, None  # (an empty match at the very end is not taken)
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -299,6 +314,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<`' cannot complete a delimiter
+_FAST_IN_TOOL_CALLS = Fast(frozenset("<`"), "", False, False, False)
+
+
 class ResponseParser(CompiledParser):
     """Streaming parser: ``feed()`` each piece of generated text, then ``finalize()``."""
 
@@ -316,31 +335,8 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_reasoning_content, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without '<' cannot complete a delimiter
-        Fast(
-            "<",
-            "",
-            False,
-            False,
-            False,
-            pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
-        ),
-        # in_reasoning_content: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
-        # in_tool_calls: a chunk without '<`' cannot complete a delimiter
-        Fast(frozenset("<`"), "", False, False, False),
-        # outside: a chunk without '<' cannot complete a delimiter
-        Fast(
-            "<",
-            "",
-            False,
-            False,
-            False,
-            pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
-        ),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

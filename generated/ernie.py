@@ -288,6 +288,10 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
+_FAST_OUTSIDE = Fast("<", "\n", False, False, True)
+
+
 # Inside 'thinking': only its close is watched.
 def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -316,6 +320,10 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     if i < 0:
         return -1, -1, -1, None
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_THINKING = Fast("<", "", False, False, False)
 
 
 # Inside 'response_start': only its close is watched.
@@ -373,6 +381,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+
+
 class ResponseParser(CompiledParser):
     """Streaming parser: ``feed()`` each piece of generated text, then ``finalize()``."""
 
@@ -402,18 +414,8 @@ class ResponseParser(CompiledParser):
         _eos_in_tool_calls,
         _eos_outside,
     )
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
-        Fast("<", "\n", False, False, True),
-        # in_thinking: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
-        None,  # in_response_start: some delimiter has no known characters
-        # in_tool_calls: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
-        # outside: a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
-        Fast("<", "\n", False, False, True),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, _FAST_IN_THINKING, None, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

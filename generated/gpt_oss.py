@@ -329,6 +329,12 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<t' cannot complete a delimiter; trailing whitespace may begin one: it waits
+_FAST_OUTSIDE = Fast(
+    frozenset("<t"), SPACE_STR, True, False, False, pending=((_OPEN_THINKING, False),)
+)
+
+
 # Inside 'thinking': only its close is watched.
 def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -360,6 +366,10 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     if i < 0:
         return -1, -1, -1, None
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_THINKING = Fast("<", "", False, False, False, pending=((_CLOSE_THINKING_LITERALS, False),))
 
 
 # Inside 'content': only its close is watched.
@@ -395,6 +405,10 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
     return i, j, -2, None
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_CONTENT = Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),))
+
+
 # Inside 'tool_calls': only its close is watched.
 def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -426,6 +440,12 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     if i < 0:
         return -1, -1, -1, None
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),)
+)
 
 
 # Inside 'builtin_tool_calls': only its close is watched.
@@ -461,6 +481,12 @@ def _eos_in_builtin_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int
     return i, j, -2, None
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_BUILTIN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),)
+)
+
+
 class ResponseParser(CompiledParser):
     """Streaming parser: ``feed()`` each piece of generated text, then ``finalize()``."""
 
@@ -490,18 +516,13 @@ class ResponseParser(CompiledParser):
         _eos_in_tool_calls,
         _eos_in_builtin_tool_calls,
     )
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
+    # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (
-        # outside: a chunk without '<t' cannot complete a delimiter; trailing whitespace may begin one: it waits
-        Fast(frozenset("<t"), SPACE_STR, True, False, False, pending=((_OPEN_THINKING, False),)),
-        # in_thinking: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False, pending=((_CLOSE_THINKING_LITERALS, False),)),
-        # in_content: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),)),
-        # in_tool_calls: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),)),
-        # in_builtin_tool_calls: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False, pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),)),
+        _FAST_OUTSIDE,
+        _FAST_IN_THINKING,
+        _FAST_IN_CONTENT,
+        _FAST_IN_TOOL_CALLS,
+        _FAST_IN_BUILTIN_TOOL_CALLS,
     )
     _memo_size = 8
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

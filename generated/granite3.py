@@ -252,6 +252,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter
+_FAST_OUTSIDE = Fast(
+    frozenset("<H"),
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
+)
+
+
 # Inside 'thinking': only its close is watched.
 def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -284,6 +295,10 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     if i < 0:
         return -1, -1, -1, None
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter
+_FAST_IN_THINKING = Fast(frozenset("<H"), "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -330,30 +345,8 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_thinking, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_thinking, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without '<H' cannot complete a delimiter
-        Fast(
-            frozenset("<H"),
-            "",
-            False,
-            False,
-            False,
-            pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
-        ),
-        # in_thinking: a chunk without '<H' cannot complete a delimiter
-        Fast(frozenset("<H"), "", False, False, False),
-        None,  # in_tool_calls: some delimiter has no known characters
-        # outside: a chunk without '<H' cannot complete a delimiter
-        Fast(
-            frozenset("<H"),
-            "",
-            False,
-            False,
-            False,
-            pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
-        ),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, _FAST_IN_THINKING, None, _FAST_OUTSIDE)
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -367,6 +367,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+_FAST_OUTSIDE = Fast(
+    frozenset(")<["),
+    SPACE_STR,
+    False,
+    False,
+    False,
+    pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
+)
+
+
 # Inside 'thinking': only its close is watched.
 def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -395,6 +406,10 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_THINKING = Fast("<", "", False, False, False)
+
+
 # Inside 'tool_calls': only its close is watched.
 def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -421,6 +436,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     if i < 0 or i >= n:
         return -1, -1, -1, None  # (an empty match at the very end is not taken)
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')' cannot complete a delimiter
+_FAST_IN_TOOL_CALLS = Fast(")", "", False, False, False)
 
 
 # Inside 'empty_tool_calls': only its close is watched.
@@ -479,32 +498,8 @@ class ResponseParser(CompiledParser):
         _eos_in_empty_tool_calls,
         _eos_outside,
     )
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without ')<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
-        Fast(
-            frozenset(")<["),
-            SPACE_STR,
-            False,
-            False,
-            False,
-            pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
-        ),
-        # in_thinking: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
-        # in_tool_calls: a chunk without ')' cannot complete a delimiter
-        Fast(")", "", False, False, False),
-        None,  # in_empty_tool_calls: some delimiter has no known characters
-        # outside: a chunk without ')<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
-        Fast(
-            frozenset(")<["),
-            SPACE_STR,
-            False,
-            False,
-            False,
-            pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
-        ),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, _FAST_IN_THINKING, _FAST_IN_TOOL_CALLS, None, _FAST_OUTSIDE)
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -287,6 +287,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
+_FAST_OUTSIDE = Fast(
+    frozenset("<["),
+    "",
+    False,
+    False,
+    True,
+    pending=((_OPEN_THINK_END, False), (_CLOSE_CONTENT, False)),
+)
+
+
 # Inside 'thinking': only its close is watched.
 def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -319,6 +330,10 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     if i < 0:
         return -1, -1, -1, None
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter
+_FAST_IN_THINKING = Fast(frozenset("<["), "", False, False, False)
 
 
 # Inside 'think_end': only its close is watched.
@@ -398,31 +413,8 @@ class ResponseParser(CompiledParser):
         _scan_outside,
     )
     _eos = (_eos_outside, _eos_in_thinking, _eos_in_think_end, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
-        Fast(
-            frozenset("<["),
-            "",
-            False,
-            False,
-            True,
-            pending=((_OPEN_THINK_END, False), (_CLOSE_CONTENT, False)),
-        ),
-        # in_thinking: a chunk without '<[' cannot complete a delimiter
-        Fast(frozenset("<["), "", False, False, False),
-        None,  # in_think_end: some delimiter has no known characters
-        None,  # in_tool_calls: some delimiter has no known characters
-        # outside: a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
-        Fast(
-            frozenset("<["),
-            "",
-            False,
-            False,
-            True,
-            pending=((_OPEN_THINK_END, False), (_CLOSE_CONTENT, False)),
-        ),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, _FAST_IN_THINKING, None, None, _FAST_OUTSIDE)
     _memo_size = 7
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -180,6 +180,10 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter
+_FAST_OUTSIDE = Fast(frozenset("<["), "", False, False, False, pending=((_CLOSE_CONTENT, False),))
+
+
 # Inside 'tool_calls': only its close is watched.
 def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -224,14 +228,8 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without '<[' cannot complete a delimiter
-        Fast(frozenset("<["), "", False, False, False, pending=((_CLOSE_CONTENT, False),)),
-        None,  # in_tool_calls: some delimiter has no known characters
-        # outside: a chunk without '<[' cannot complete a delimiter
-        Fast(frozenset("<["), "", False, False, False, pending=((_CLOSE_CONTENT, False),)),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, None, _FAST_OUTSIDE)
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -226,6 +226,12 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ',<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+_FAST_OUTSIDE = Fast(
+    frozenset(",<"), SPACE_STR, False, False, False, pending=((_OPEN_REASONING_CONTENT, False),)
+)
+
+
 # Inside 'reasoning_content': only its close is watched.
 def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -252,6 +258,10 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     if i < 0 or i >= n:
         return -1, -1, -1, None  # (an empty match at the very end is not taken)
     return i, j, -2, None
+
+
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -289,6 +299,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<]}' cannot complete a delimiter; trailing whitespace may begin one: it waits
+_FAST_IN_TOOL_CALLS = Fast(frozenset("<]}"), SPACE_STR, True, False, False)
+
+
 class ResponseParser(CompiledParser):
     """Streaming parser: ``feed()`` each piece of generated text, then ``finalize()``."""
 
@@ -306,31 +320,8 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_in_reasoning_content, _scan_in_tool_calls, _scan_outside)
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without ',<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
-        Fast(
-            frozenset(",<"),
-            SPACE_STR,
-            False,
-            False,
-            False,
-            pending=((_OPEN_REASONING_CONTENT, False),),
-        ),
-        # in_reasoning_content: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False),
-        # in_tool_calls: a chunk without '<]}' cannot complete a delimiter; trailing whitespace may begin one: it waits
-        Fast(frozenset("<]}"), SPACE_STR, True, False, False),
-        # outside: a chunk without ',<' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
-        Fast(
-            frozenset(",<"),
-            SPACE_STR,
-            False,
-            False,
-            False,
-            pending=((_OPEN_REASONING_CONTENT, False),),
-        ),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

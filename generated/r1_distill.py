@@ -279,6 +279,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_OUTSIDE = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_OPEN_CONTENT, False), (_OPEN_THINK_START, False), (_CLOSE_REASONING_CONTENT, False)),
+)
+
+
 # Inside 'think_start': only its close is watched.
 def _scan_in_think_start(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     n = len(buf)
@@ -338,6 +349,10 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
     return i, j, -2, None
 
 
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+_FAST_IN_CONTENT = Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT, False),))
+
+
 class ResponseParser(CompiledParser):
     """Streaming parser: ``feed()`` each piece of generated text, then ``finalize()``."""
 
@@ -355,38 +370,8 @@ class ResponseParser(CompiledParser):
     # Per region: the current field + 1 (0: outside explicit regions, the null sink).
     _scan = (_scan_outside, _scan_outside, _scan_in_think_start, _scan_in_content)
     _eos = (_eos_outside, _eos_outside, _eos_in_think_start, _eos_in_content)
-    # When feed() may pass a chunk straight through (rtc.runtime.fast_path.Fast).
-    _fasts = (
-        # outside: a chunk without '<' cannot complete a delimiter
-        Fast(
-            "<",
-            "",
-            False,
-            False,
-            False,
-            pending=(
-                (_OPEN_CONTENT, False),
-                (_OPEN_THINK_START, False),
-                (_CLOSE_REASONING_CONTENT, False),
-            ),
-        ),
-        # outside: a chunk without '<' cannot complete a delimiter
-        Fast(
-            "<",
-            "",
-            False,
-            False,
-            False,
-            pending=(
-                (_OPEN_CONTENT, False),
-                (_OPEN_THINK_START, False),
-                (_CLOSE_REASONING_CONTENT, False),
-            ),
-        ),
-        None,  # in_think_start: some delimiter has no known characters
-        # in_content: a chunk without '<' cannot complete a delimiter
-        Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT, False),)),
-    )
+    # Each state's fast path (above; None: some delimiter has no known characters).
+    _fasts = (_FAST_OUTSIDE, _FAST_OUTSIDE, None, _FAST_IN_CONTENT)
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True
