@@ -103,20 +103,27 @@ def test_random_templates_fast_and_general_agree(data: st.DataObject) -> None:
 FAMILIES = rtc.generated.names()
 
 
+def catalogue_chunkings(
+    template: dict[str, Any], repeats: int, every: int, extra: tuple[str, ...]
+) -> list[list[str]]:
+    """Prose in token-sized chunks; the same with halves of the template's literals (then
+    ``extra``) after every ``every``-th token; and that text one character at a time."""
+    tokens = re.findall(r" ?[^\s]+|\s+", "".join(PROSE) * repeats)
+    literals = [x for x in _literals(template) if x]
+    mixed = []
+    for i, token in enumerate(tokens):
+        mixed.append(token)
+        if literals and i % every == every // 2:
+            literal = literals[i % len(literals)]
+            mixed += [literal[: len(literal) // 2], literal[len(literal) // 2 :], *extra]
+    return [tokens, mixed, list("".join(mixed))]
+
+
 @pytest.mark.parametrize("name", FAMILIES)
 def test_catalogue_fast_and_general_agree(name: str) -> None:
     module = rtc.generated.get(name)
     parser = module.ResponseParser
-    text = "".join(PROSE) * 3
-    tokens = re.findall(r" ?[^\s]+|\s+", text)
-    literals = [x for x in _literals(module.TEMPLATE) if x]
-    mixed = []
-    for i, token in enumerate(tokens):
-        mixed.append(token)
-        if literals and i % 7 == 3:
-            literal = literals[i % len(literals)]
-            mixed += [literal[: len(literal) // 2], literal[len(literal) // 2 :], "\n "]
-    for chunks in (tokens, mixed, list("".join(mixed))):
+    for chunks in catalogue_chunkings(module.TEMPLATE, 3, 7, ("\n ",)):
         assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), name
 
 
@@ -270,16 +277,7 @@ def test_random_templates_stream_alike_with_every_search_made(data: st.DataObjec
 def test_catalogue_streams_alike_with_every_search_made(name: str) -> None:
     module = rtc.generated.get(name)
     searching = unskipped(module.TEMPLATE).ResponseParser
-    text = "".join(PROSE) * 2
-    tokens = re.findall(r" ?[^\s]+|\s+", text)
-    literals = [x for x in _literals(module.TEMPLATE) if x]
-    mixed = []
-    for i, token in enumerate(tokens):
-        mixed.append(token)
-        if literals and i % 5 == 2:
-            literal = literals[i % len(literals)]
-            mixed += [literal[: len(literal) // 2], literal[len(literal) // 2 :], ", x(", "\n "]
-    for chunks in (tokens, mixed, list("".join(mixed))):
+    for chunks in catalogue_chunkings(module.TEMPLATE, 2, 5, (", x(", "\n ")):
         assert run(module.ResponseParser, "", chunks) == run(searching, "", chunks), name
 
 
