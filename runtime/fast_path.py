@@ -142,6 +142,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
     buf = self._buf
     last = text[-1]
     held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
+    run = True  # what is left held is a run of lead characters (or nothing)
     if held and self._clean:
         # What is held is a run of lead characters this path left (or the general path,
         # under runs): no need to read it.
@@ -165,15 +166,9 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
                 return self._feed(text) if events else None
             # A watch's literal is still pending from the search position: the general path
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
-            if keep:
-                buf = ""  # as below: advance grows the buffer in place
-                advance(self, text, 0)
-            else:
-                self._buf = ""
-                buf += text
-                self._buf = buf
-            return [] if events else ""
-        if last in lead:
+            committed = ""
+            run = False
+        elif last in lead:
             if not star:
                 return self._feed(text) if events else None
             committed = whole.rstrip(lead)  # the trailing run of lead characters waits
@@ -182,7 +177,8 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         else:
             committed = whole
         whole_length = len(whole)
-    # What is left held is a trailing run of lead characters (or nothing).
+    # What is left held: a trailing run of lead characters (run), or nothing, or (not run) the
+    # held text and the chunk.
     kept = whole_length - len(committed)
     if keep:
         # Drop this frame's reference first: advance then grows the buffer in place
@@ -198,7 +194,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         self._buf = ""  # so that CPython can grow the run in place
         buf += text
         self._buf = buf
-    self._clean = kept > 0
+    self._clean = run and kept > 0
     if committed and name is not None:
         self._parts.append(committed)
         if events:
