@@ -89,6 +89,23 @@ def _fast_name(state: State) -> str:
 _ENV.filters["fast_name"] = _fast_name
 
 
+def _grows(state: State) -> str:
+    """A state's entry of ``_grows`` (``runtime.fast_path.grows_held``): per watch whose held
+    match may keep growing, how to check it (``Growing``)."""
+    checks = []
+    for g in state.growing:
+        args = [f"literals={g.literals!r}"] if g.literals else [f"pattern={g.pattern}"]
+        if g.prefix:
+            args.append(f"prefix={g.prefix!r}")
+        if g.stops is not None:
+            args.append(f"stops={g.stops!r}")
+        checks.append(f"Growing({', '.join(args)})")
+    return _pytuple(checks) if checks else "()"
+
+
+_ENV.filters["grows"] = _grows
+
+
 def _both_engines(watches: Sequence[Watch]) -> bool:
     """Whether an end-of-stream function keeps matches of both engines in ``m`` (the regex
     module's, and an ``re`` twin's): it then declares the union, which mypy cannot infer."""

@@ -97,6 +97,21 @@ class Pattern:
 
 
 @dataclass(frozen=True)
+class Growing:
+    """How the runtime checks, once, that a watch's held match keeps growing
+    (``regex_syntax.growth``; ``runtime.fast_path.Growing``): the held text is the first of
+    ``literals`` it starts with, then only characters it may grow by; or ``pattern`` (a
+    compiled constant's name) matches at the held text's start, ending at the end of the buffer
+    (``prefix`` ""), or the held text is ``prefix`` then only such characters. It may grow by
+    whitespace (``stops`` None) or by any character but those in ``stops``."""
+
+    literals: tuple[str, ...] = ()
+    pattern: str | None = None
+    prefix: str = ""
+    stops: str | None = None
+
+
+@dataclass(frozen=True)
 class Watch:
     """One delimiter watched in one state, with how it is searched in both modes."""
 
@@ -121,6 +136,7 @@ class Watch:
     # in text from the search position that holds no core character and does not end in a
     # lead one (see lowering.delimiters.skippable); None: always searched.
     needs: tuple[str, str] | None = None
+    growing: Growing | None = None  # its held match may keep growing through whitespace
 
     @property
     def bounded(self) -> bool:
@@ -168,6 +184,8 @@ class State:
     empty_at_end: bool  # every watched delimiter needs at least one more character
     long_text: bool  # its end-of-stream searches test whether the rest of the text is long
     combined: Combined | None = None
+    # Its watches' held matches that may keep growing through whitespace, in watch order.
+    growing: tuple[Growing, ...] = ()
 
 
 class ContentKind(enum.Enum):

@@ -18,7 +18,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_or_text
-from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
@@ -76,6 +76,11 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<｜end▁of▁sentence｜>|<｜tool▁
 # open 'tool_calls': pattern '(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?:functio...'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?:function\\s*)?<｜tool▁sep｜>\\s*(?P<name>[^\\s<`]+)\\s*```(?:json)?\\s*(?=[\\[{])",
+    regex.DOTALL,
+)
+# open 'tool_calls': pattern '(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?:functio...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS = regex.compile(
+    "(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?:function\\s*)?<｜tool▁sep｜>\\s*(?P<name>[^\\s<`]+)\\s*```(?:json)?\\s*",
     regex.DOTALL,
 )
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\uff5cend\u2581of\u2581sentence\uff5c>'
@@ -337,6 +342,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
     # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
+    # Per region: the delimiters whose held match may keep growing through whitespace, and how
+    # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS),),
+        (Growing(literals=("</think>",)),),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -18,7 +18,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import missing_key
-from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
     LONG_SPAN,
     find_any,
@@ -395,6 +395,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
     # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
+    # Per region: the delimiters whose held match may keep growing through whitespace, and how
+    # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS),),
+        (Growing(literals=("</think>",)),),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, match_spaces, one_search
 from rtc.runtime.openai import OpenAIDeltaStream
 
@@ -372,6 +372,9 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_outside, _eos_in_think_start, _eos_in_content)
     # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (_FAST_OUTSIDE, _FAST_OUTSIDE, None, _FAST_IN_CONTENT)
+    # Per region: the delimiters whose held match may keep growing through whitespace, and how
+    # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
+    _grows = ((Growing(literals=("</think>",)),), (Growing(literals=("</think>",)),), (), ())
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -21,12 +21,31 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from . import oneshot
-from .fast_path import TRIM_SLACK, Fast, feed_step, flush, holds_a_run, region_tuple
+from .fast_path import (
+    TRIM_SLACK,
+    Fast,
+    Growing,
+    feed_step,
+    flush,
+    grown,
+    grows_held,
+    holds_a_run,
+    region_tuple,
+)
 from .loop import CLOSE, NONE, Eos, LoopError, Scan, run
 from .oneshot import NO_PREFIX
 from .tools import read_tools
 
-__all__ = ["CLOSE", "NONE", "CompiledParser", "Fast", "FieldInfo", "LoopError", "Serving"]
+__all__ = [
+    "CLOSE",
+    "NONE",
+    "CompiledParser",
+    "Fast",
+    "FieldInfo",
+    "Growing",
+    "LoopError",
+    "Serving",
+]
 
 
 class FieldInfo(NamedTuple):
@@ -123,6 +142,9 @@ class CompiledParser:
     _eos: ClassVar[tuple[Eos, ...]]
     _fasts: ClassVar[tuple[Fast | None, ...]]
     _region_fast: ClassVar[tuple[tuple[Any, ...] | None, ...]]
+    # Per region, the checks of held matches that keep growing through whitespace
+    # (fast_path.grows_held); () in a module that has none.
+    _grows: ClassVar[tuple[tuple[Growing, ...], ...]] = ()
     _memo_size: ClassVar[int]
     _may_stall: ClassVar[bool]  # some delimiter can match the empty string
     # Characters of consumed text the patterns may still look at (None: all of it).
@@ -151,6 +173,7 @@ class CompiledParser:
         "_finalized",
         "_fast",
         "_clean",
+        "_growing",
         "_opening",
     )
 
@@ -203,6 +226,7 @@ class CompiledParser:
         # The implicit region opens on its first text (an event): no fast path until then.
         self._fast = cls._region_fast[0] if cls._implicit < 0 else None
         self._clean = False  # held text is a run of lead characters the fast path left
+        self._growing: Growing | None = None  # held text is a growing match (fast_path.grown)
         self._opening = ""
 
     # -- the reference's API ------------------------------------------------------------------
@@ -241,6 +265,7 @@ class CompiledParser:
         self._captures = {}
         self._opening = ""
         self._fast = cls._region_fast[0] if cls._implicit < 0 else None
+        self._growing = None
         return raw
 
     # -- one-shot parsing (a module's parse_response / parse_batch) ----------------------------
@@ -312,21 +337,21 @@ class CompiledParser:
         if text:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
+            if self._growing is not None and grown(self, text):
+                return []  # whitespace grows the held match: nothing to search (see grown)
             # Drop the attribute's reference first so CPython can grow the string in place.
             buf = self._buf
             self._buf = ""
             buf += text
             self._buf = buf
         events: list[dict[str, Any]] = []
-        if (self._opened or self.region < 0) and _routed(self, events):
-            self._settle()
-            self._clean = holds_a_run(self)
-            return events
-        self._fast = None  # until _settle: the region may change, or the loop raise
-        self._clean = False
-        run(self, False, events)
+        if not ((self._opened or self.region < 0) and _routed(self, events)):
+            self._fast = None  # until _settle: the region may change, or the loop raise
+            self._clean = False
+            run(self, False, events)
         self._settle()
-        self._clean = holds_a_run(self)
+        self._clean = clean = holds_a_run(self)
+        self._growing = None if clean else grows_held(self)
         return events
 
     def _settle(self) -> None:

@@ -16,7 +16,17 @@ from .matching import SPACE_STR
 if TYPE_CHECKING:
     from .engine import CompiledParser
 
-__all__ = ["TRIM_SLACK", "Fast", "feed_step", "flush", "holds_a_run", "region_tuple"]
+__all__ = [
+    "TRIM_SLACK",
+    "Fast",
+    "Growing",
+    "feed_step",
+    "flush",
+    "grown",
+    "grows_held",
+    "holds_a_run",
+    "region_tuple",
+]
 
 # With a bounded context, consumed text is trimmed once this much more than the context has
 # piled up: one slice every so often instead of one per chunk.
@@ -136,6 +146,8 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
     """The fast path's other cases (see Fast): text is held back before the chunk, or the
     chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
     what ``feed()`` (``events``) or ``feed_text()`` returns."""
+    if self._growing is not None and grown(self, text):
+        return [] if events else ""
     _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending = fast
     if keep and self._tail:
         flush(self)
@@ -200,6 +212,76 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         if events:
             return [{"type": "region_chunk", "field": name, "text": committed, "dirty": dirty}]
     return [] if events else committed
+
+
+class Growing(NamedTuple):
+    """How to check, once, that the held text is a match that keeps growing while text of
+    one alphabet is appended (``rtc.compiler.regex_syntax.growth`` proves it per delimiter):
+    whitespace (``stops`` None), or every character but those in ``stops``.
+
+    The held text is the first of ``literals`` it starts with, then only such characters; or
+    ``pattern``'s match at its start ends at the end of the buffer (``prefix`` ""); or that
+    match succeeds and the held text is ``prefix``, then only such characters."""
+
+    literals: tuple[str, ...] = ()
+    pattern: Any = None
+    prefix: str = ""
+    stops: str | None = None
+
+
+def _grows_by(text: str, stops: str | None) -> bool:
+    """Whether ``text`` is made of the characters a held match may grow by."""
+    if stops is None:
+        return not text.strip(SPACE_STR)
+    for c in stops:
+        if c in text:
+            return False
+    return True
+
+
+def grows_held(p: CompiledParser) -> Growing | None:
+    """After the general path: the check (``Growing``) by which ``p``'s held text is a match
+    that keeps growing, if one holds (the match starts where the held text does, so the
+    state's hold stays there and nothing can be committed). Read once; then :func:`grown`
+    appends such text without a search."""
+    checks = p._grows[p.region + 1] if p._grows else ()
+    buf = p._buf
+    pos = p._pos
+    if not checks or pos >= len(buf):
+        return None
+    for check in checks:
+        if check.literals:
+            for literal in check.literals:
+                if buf.startswith(literal, pos):
+                    # The first literal the held text starts with is the match's.
+                    if _grows_by(buf[pos + len(literal) :], check.stops):
+                        return check
+                    break
+        elif check.prefix:
+            if (
+                buf.startswith(check.prefix, pos)
+                and _grows_by(buf[pos + len(check.prefix) :], check.stops)
+                and check.pattern.match(buf, pos) is not None
+            ):
+                return check
+        else:
+            m = check.pattern.match(buf, pos)
+            if m is not None and m.end() == len(buf):
+                return check
+    return None
+
+
+def grown(p: CompiledParser, text: str) -> bool:
+    """While ``p`` holds a match that keeps growing (``grows_held``): a chunk it may grow by
+    joins the held text, nothing committed (True); else nothing is done (False)."""
+    check = p._growing
+    if check is None or not _grows_by(text, check.stops):
+        return False
+    buf = p._buf
+    p._buf = ""  # the only reference left is ours: CPython grows the string in place
+    buf += text
+    p._buf = buf
+    return True
 
 
 def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> bool:

@@ -55,10 +55,12 @@ PROSE = [
 
 
 def without_fast_path(parser: type[Any]) -> type[Any]:
+    """The parser with every chunk taking the general path: no fast path, and no held match
+    grown without a search (``fast_path.grown``)."""
     return type(
         "Slow" + parser.__name__,
         (parser,),
-        {"__slots__": (), "_fasts": (None,) * len(parser._fasts)},
+        {"__slots__": (), "_fasts": (None,) * len(parser._fasts), "_grows": ()},
     )
 
 

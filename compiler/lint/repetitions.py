@@ -37,7 +37,7 @@ OPENING = "Sure. "
 """What the generation says before it starts looping."""
 FILLER = " x "
 """Text between two repetitions of a delimiter, in the variant that has some."""
-MAX_FRAGMENTS = 32
+MAX_FRAGMENTS = 40
 """Fragments per template, at most (each is repeated in a text of its own)."""
 _SAMPLES = 2
 """Samples per delimiter pattern (the plainest and variants of it)."""
@@ -86,6 +86,11 @@ def fragments(template: Template) -> list[Fragment]:
                 continue
             whitespace = whitespace or _takes_whitespace_run(delim.pattern)
             found += [Fragment(text, _key(where, delim)) for text in texts]
+        if f.open is not None and _takes_whitespace_run(f.open.pattern):
+            # Whitespace the model keeps writing right after an open that takes a run of it
+            # (``<tool_call>\\s*``): the open's match keeps growing while the run does.
+            after = f"{_key(where, f.open)}: whitespace runs after"
+            found += [Fragment(ws, after, o) for o in opens[:1] for ws in ("\n", " ")]
         region = _region_head(shape)
         if region is not None and f.close is not None and _takes_whitespace_run(f.close.pattern):
             # Whitespace the model keeps writing inside the region, after its value, where only

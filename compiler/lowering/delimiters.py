@@ -44,7 +44,7 @@ from rtc.runtime.matching import SPACE_CHARS
 
 from ..literals import comment_text
 from ..model import Delimiter, Field
-from ..plan import Shape, Watch
+from ..plan import Growing, Shape, Watch
 from ..regex_syntax import CharSet, parse
 from ..regex_syntax import nodes as rn
 from ..regex_syntax.fast_paths import (
@@ -56,6 +56,7 @@ from ..regex_syntax.fast_paths import (
     lookahead_literal,
     whitespace_led,
 )
+from ..regex_syntax.growth import growth
 from ..regex_syntax.needs import needs
 from ..regex_syntax.runs import run_led, run_skipping, runs_stay
 from .context import jumps_back
@@ -123,7 +124,25 @@ def watch(
     w, facts = _shaped_watch(ns, delim, role, f, target, rank, memo)
     if facts is not None and runs_stay(delim.pattern):
         facts = replace(facts, runs=True)
-    return w, facts
+    return replace(w, growing=_growing(ns, delim, w, f"{role}_{f.name}")), facts
+
+
+def _growing(ns: Namespace, delim: Delimiter, w: Watch, stem: str) -> Growing | None:
+    """How the runtime checks that the delimiter's held match keeps growing through appended
+    whitespace (``regex_syntax.growth``), with the compiled pattern that check needs (the
+    watch's own where it searches the whole delimiter)."""
+    found = growth(delim.pattern)
+    if found is None:
+        return None
+    ns.imports.add("engine", "Growing")
+    if found.pattern is None:
+        return Growing(literals=found.literals, stops=found.stops)
+    own = w.streamed
+    if found.whole and own is not None and own.source == repr(delim.pattern):
+        return Growing(pattern=own.name, stops=found.stops)
+    comment = f"{w.comment}: held while what follows keeps it growing"
+    name = ns.pattern(f"{stem}_grows", comment, found.pattern).name
+    return Growing(pattern=name, prefix=found.prefix, stops=found.stops)
 
 
 def _shaped_watch(

@@ -108,6 +108,7 @@ def _state(
         empty_at_end=bool(watches) and not jumpy and not any(w.can_be_empty for w in watches),
         long_text=any(w.shape in _LONG_TEXT for w in watches),
         combined=_combined(ns, suffix, watches),
+        growing=tuple(w.growing for w in watches if w.growing is not None),
     )
     return state, memo
 

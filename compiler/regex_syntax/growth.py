@@ -1,0 +1,313 @@
+"""Held matches that keep growing: an open delimiter the model follows with endless whitespace.
+
+A delimiter ending in ``\\s*`` (``<tool_call>\\s*``) that matches up to the end of the buffer
+is held while streaming: more whitespace may still extend it. A looping model that writes the
+open and then nothing but newlines makes the streaming search read the whole held match again
+at every chunk: n²/2 characters for n of whitespace. This module proves, per delimiter, when
+such a held match stays held whatever is appended from an alphabet ``A``, so that the runtime
+can append those chunks without searching (``rtc.runtime.fast_path.grown``). ``A`` is what the
+delimiter's trailing run takes: the characters ``\\s`` matches, when the run accepts all of
+them; or every character but a few, for a run of a negated set (``[^<]*``). ``h`` is the held
+match's start (the search position: after the general path everything before it was routed),
+``n`` the end of the buffer. A branch's ``P`` below must not look ahead, commit (atomic groups,
+possessive repeats), recurse, branch on a condition, move the reported start (``\\K``), or test
+an assertion that reads the character after a position (``$``, ``\\Z``, ``\\b``...): then a path
+through ``P`` that succeeds without reading past ``n`` succeeds the same way on any longer text.
+
+**Runs to the end** (the branch is ``P S``, ``S`` a greedy unbounded repeat of a class
+accepting all of ``A``; checked once: ``G.match(buf, h)`` ends at ``n``, ``G`` the pattern's
+leading such branches; or, where every ``P`` is a literal, the held text is the first of them
+it starts with, then only ``A``). The regex module's first successful path through ``G`` at
+``h`` (which a non-partial ``match`` and a partial-mode search both report: a partial-mode
+search prefers a complete match) is a path through ``P`` ending at some ``e``, then ``S``
+taking every ``A`` character after ``e``: it ends at ``n``. Append a chunk of ``A``. Paths tried
+before that one failed without reading past ``n`` (then they fail again) or read past ``n``
+inside ``P`` (then ``P`` ends at or after ``n``, and ``S`` takes the rest of the chunk: a success
+ending at the new end); that path itself still succeeds, ``S`` now also taking the chunk. So
+the first success again ends at the buffer's end: a complete match at ``h`` that may still
+grow, held; no match of the pattern's later branches is tried before it.
+
+**Waits for a character** (every branch ``P S (?=Y)...`` or ``P (?=R Q)...``: the first
+look-ahead after the run ``S``, or the run ``R`` that leads it, needs a character outside ``A``
+next (``Y``, ``Q`` cannot match the empty string nor begin with a character of ``A``); checked
+once: the held text starts with ``P``'s literal prefix, then holds only ``A``, and ``P``
+matches at ``h`` (or ``P`` is literals and the held text is one of them, then only ``A``; or
+``Y`` is one character class and ``G = P S`` ends at ``n`` as above)). No path completes at
+``h``: every path through ``P`` ends after the literal prefix, where only ``A`` follows to the
+end, so the look-ahead's first character can only be sought at the end of the text (it runs
+into it: a partial match) or at a character of ``A`` (it fails there). For a one-character
+``Y`` the look-ahead reads only that character, which the buffer already held. A path through
+``P`` succeeds at ``h`` (it did before the chunk, so it does after it), so the partial match at
+``h`` stays; a partial match holds the text from ``h``.
+
+In both cases the state's hold stays ``h``: every complete match of any delimiter starts at
+``h`` or later, and waits (a match at or after a pending one is not committed). The general
+path would route nothing and commit nothing: appending the chunk is exact.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from rtc.runtime.matching import SPACE_CHARS
+
+from . import nodes as n
+from .chars import CharSet, accepts
+from .lengths import can_match_empty
+from .literal import literal_prefix
+from .parser import parse
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How to check, once, that a held match keeps growing (module docstring), and what it
+    may grow by: ``stops`` None, whitespace; else any character but those in ``stops``.
+
+    The held text is the first of ``literals`` it starts with, then only such characters; or
+    ``pattern``'s ``match`` at the held text's start ends at the buffer's end (``prefix`` "");
+    or it succeeds, and the held text is ``prefix``, then only such characters. ``whole``: the
+    pattern is the delimiter's own."""
+
+    literals: tuple[str, ...] = ()
+    pattern: str | None = None
+    prefix: str = ""
+    stops: str | None = None
+    whole: bool = False
+
+
+_READS_ON = frozenset(
+    {n.END, n.END_OR_NEWLINE, n.LINE_END, n.BOUNDARY, n.NOT_BOUNDARY, n.WORD_START, n.WORD_END}
+)
+
+
+def _flat(node: n.Node) -> list[n.Node]:
+    """``node`` as the sequence it matches, plain and capturing groups opened up."""
+    if isinstance(node, n.Seq):
+        return [x for item in node.items for x in _flat(item)]
+    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP):
+        return _flat(node.body)
+    return [node]
+
+
+def _branches(root: n.Node) -> tuple[n.Node, ...]:
+    while isinstance(root, n.Group) and root.kind in (n.GROUP, n.CAPTURE):
+        root = root.body
+    return root.branches if isinstance(root, n.Alt) else (root,)
+
+
+def _direct(branch: n.Node) -> list[n.Node]:
+    """A branch's own items, without the (?(DEFINE)...) groups at either end."""
+    items = list(branch.items) if isinstance(branch, n.Seq) else [branch]
+    while items and isinstance(items[0], n.Define):
+        items.pop(0)
+    while items and isinstance(items[-1], n.Define):
+        items.pop()
+    return items
+
+
+def _alphabet(node: n.Node) -> str | None:
+    """What a greedy unbounded repeat of a class lets a held match grow by: "" for
+    whitespace (it accepts every character of ``\\s``), else the characters a negated set of
+    single characters stops at (``[^<]*``: "<"); None for any other node."""
+    if not (isinstance(node, n.Repeat) and node.high is None and node.mode == n.GREEDY):
+        return None
+    body = node.body
+    if not isinstance(body, n.Class):
+        return None
+    items = body.items
+    if body.negated and items and all(i.escape == "" and i.lo and i.lo == i.hi for i in items):
+        if not body.fold:
+            return "".join(i.lo for i in items)
+    if all(accepts(body, c) for c in SPACE_CHARS):
+        return ""
+    return None
+
+
+def _plain(nodes: list[n.Node]) -> bool:
+    """``P``'s condition: nothing in it looks ahead, commits, recurses or reads on."""
+    for x in (y for node in nodes for y in n.walk(node)):
+        if isinstance(x, (n.Keep, n.Call, n.Cond, n.Define, n.Unknown, n.Backref)):
+            return False
+        if isinstance(x, n.Group) and x.kind not in (n.CAPTURE, n.GROUP, n.BEHIND, n.NOT_BEHIND):
+            return False  # look-aheads, atomic groups
+        if isinstance(x, n.Repeat) and x.mode == n.POSSESSIVE:
+            return False
+        if isinstance(x, n.Assert) and (x.kind in _READS_ON or x.kind == n.SEARCH_START):
+            return False
+    return True
+
+
+def _outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
+    """``node`` cannot match the empty string, and no match of it begins with a character
+    the run may grow by."""
+    if can_match_empty(tree, node):
+        return False
+    first = _firsts(tree, node, set())
+    if first is None:
+        return False
+    if stops:
+        return all(len(c) == 1 and c in stops for c in first.members)
+    return not any(c in first for c in SPACE_CHARS)
+
+
+def _firsts(tree: n.Tree, node: n.Node, calling: set[int]) -> CharSet | None:
+    """Every character a *complete* match of ``node`` can begin with (None: unknown).
+    Unlike ``first_chars`` (partial matches), a lazy repeat counts as its body does: the
+    regex module's partial reports from lazy repeats only add partial matches, which hold."""
+    if isinstance(node, (n.Char, n.Class)):
+        return CharSet.of(node)
+    if isinstance(node, n.Seq):
+        out = CharSet()
+        for item in node.items:
+            found = _firsts(tree, item, calling)
+            if found is None:
+                return None
+            out = out | found
+            if not can_match_empty(tree, item):
+                break
+        return out
+    if isinstance(node, n.Alt):
+        out = CharSet()
+        for branch in node.branches:
+            found = _firsts(tree, branch, calling)
+            if found is None:
+                return None
+            out = out | found
+        return out
+    if isinstance(node, n.Group):
+        return (
+            CharSet()
+            if node.kind in (n.BEHIND, n.NOT_BEHIND)
+            else _firsts(tree, node.body, calling)
+        )
+    if isinstance(node, n.Repeat):
+        return CharSet() if node.high == 0 else _firsts(tree, node.body, calling)
+    if isinstance(node, n.Call):
+        number = tree.number(node.group)
+        if number in calling:
+            return CharSet()  # what it begins with is being collected by the visit under way
+        return _firsts(tree, tree.body(number), calling | {number})
+    if isinstance(node, (n.Assert, n.Keep, n.Define, n.Empty)):
+        return CharSet()
+    return None  # back-references, conditionals, what is not modelled
+
+
+def _literals(items: list[n.Node]) -> tuple[str, ...] | None:
+    """The literals ``P`` (as its items) is a set of, in the order they are tried (a literal,
+    or one alternation of literals), else None."""
+    flat = [x for item in items for x in _flat(item)]
+    if len(flat) == 1 and isinstance(flat[0], n.Alt):
+        branches = [_flat(b) for b in flat[0].branches]
+    else:
+        branches = [flat]
+    out = []
+    for branch in branches:
+        if not branch or not all(isinstance(x, n.Char) and not x.fold for x in branch):
+            return None
+        out.append("".join(x.char for x in branch if isinstance(x, n.Char)))
+    return tuple(out)
+
+
+def _exclusive(texts: tuple[str, ...]) -> bool:
+    """No literal is a proper prefix of another."""
+    return all(a == b or not b.startswith(a) for a in texts for b in texts)
+
+
+def _span(pattern: str, items: list[n.Node]) -> str:
+    return pattern[items[0].start : items[-1].end] if items else ""
+
+
+@dataclass(frozen=True)
+class _Branch:
+    """A branch read as ``P`` then its run (consumed, or leading the first look-ahead)."""
+
+    p: list[n.Node]
+    stops: str
+    waits: bool  # look-aheads follow the run
+    one_character: bool  # the first look-ahead reads one character (after a consumed run)
+    consumed: bool  # the run is consumed (P S ...), not inside the look-ahead (P (?=R Q))
+
+
+def _read(tree: n.Tree, branch: n.Node) -> _Branch | None:
+    items = _direct(branch)
+    ahead = 0
+    while ahead < len(items) and _ahead(items[-1 - ahead]):
+        ahead += 1
+    body, looks = items[: len(items) - ahead], items[len(items) - ahead :]
+    if body and (stops := _alphabet(body[-1])) is not None:
+        if not _plain(body[:-1]):
+            return None
+        if not looks:
+            return _Branch(body[:-1], stops, False, False, True)
+        first = looks[0].body  # type: ignore[attr-defined]
+        if not _outside(tree, first, stops):
+            return None
+        flat = _flat(first)
+        one = len(flat) == 1 and isinstance(flat[0], (n.Char, n.Class))
+        return _Branch(body[:-1], stops, True, one, True)
+    if not looks or not _plain(body):
+        return None
+    inner = _flat(looks[0].body)  # type: ignore[attr-defined]
+    if len(inner) < 2 or (stops := _alphabet(inner[0])) is None:
+        return None
+    if not _outside(tree, n.Seq(0, 0, tuple(inner[1:])), stops):
+        return None
+    return _Branch(body, stops, True, False, False)
+
+
+def _ahead(node: n.Node) -> bool:
+    return isinstance(node, n.Group) and node.kind == n.AHEAD
+
+
+@functools.lru_cache(maxsize=512)
+def growth(pattern: str) -> Growth | None:
+    """How to check that the pattern's held match keeps growing (module docstring), or None
+    where no branch allows it."""
+    tree = parse(pattern)
+    if tree.error is not None or tree.outside is not None or not tree.known or tree.inline:
+        return None
+    branches = _branches(tree.root)
+    read = [_read(tree, b) for b in branches]
+    if read and all(r is not None and r.waits for r in read):
+        return _waiting(pattern, branches, [r for r in read if r is not None])
+    lead: list[tuple[n.Node, _Branch]] = []
+    for branch, r in zip(branches, read, strict=True):
+        if r is None or r.waits:
+            break
+        lead.append((branch, r))
+    if not lead or len({r.stops for _, r in lead}) != 1:
+        return None
+    stops = lead[0][1].stops or None
+    sets = [_literals(r.p) for _, r in lead]
+    if all(found is not None for found in sets):
+        texts = tuple(t for found in sets for t in found or ())
+        return Growth(literals=texts, stops=stops)
+    if len(lead) == len(branches):
+        return Growth(pattern=pattern, stops=stops, whole=True)
+    source = "|".join(pattern[b.start : b.end] for b, _ in lead)
+    return Growth(pattern=source, stops=stops) if parse(source).error is None else None
+
+
+def _waiting(pattern: str, branches: tuple[n.Node, ...], read: list[_Branch]) -> Growth | None:
+    """Every branch waits for a character outside the run (module docstring)."""
+    if len({r.stops for r in read}) != 1:
+        return None
+    stops = read[0].stops or None
+    sets = [_literals(r.p) for r in read]
+    texts = tuple(t for found in sets for t in found or ())
+    if all(found is not None for found in sets) and texts and _exclusive(texts):
+        return Growth(literals=texts, stops=stops)
+    if len(read) == 1:
+        p = read[0].p
+        prefix = literal_prefix(parse(_span(pattern, p))) if p else None
+        if prefix:
+            return Growth(pattern=_span(pattern, p), prefix=prefix, stops=stops)
+    if all(r.consumed and r.one_character for r in read):
+        # G: each branch up to its look-aheads.
+        source = "|".join(
+            _span(pattern, [*r.p, _direct(b)[len(r.p)]]) if r.p else _span(pattern, [_direct(b)[0]])
+            for b, r in zip(branches, read, strict=True)
+        )
+        return Growth(pattern=source, stops=stops) if parse(source).error is None else None
+    return None

@@ -1,0 +1,127 @@
+"""A held match that keeps growing through whitespace (``rtc.compiler.regex_syntax.growth``,
+``rtc.runtime.fast_path.grown``): an open delimiter ending in ``\\s*`` that the model follows
+with whitespace is held while each chunk of whitespace is appended without a search. Checked
+against the same parser taking the general path on every chunk, on random patterns of the
+shapes the argument covers and of shapes it must refuse, and on every catalogue family's own
+delimiters followed by whitespace runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_fast_path import run, without_fast_path
+
+import rtc.generated
+from rtc.compiler import load
+from rtc.compiler.lint.repetitions import fragments
+from rtc.compiler.regex_syntax.growth import growth
+from rtc.compiler.validate import validate
+
+SETTINGS = settings(max_examples=40, derandomize=True, deadline=None, database=None)
+
+# Opens: the shapes growth() accepts (literals, patterns, a look-ahead for one character or
+# after literals none of which is a prefix of another), and near misses it must refuse.
+OPENS = [
+    r"<a>\s*",
+    r"(?:<a>|<ab>)\s*",
+    r"(?:<ab>|<a>)\s+",
+    r"<a(?:b|c)*>\s*",
+    r"(?:<x>\s*)?<a>\s*",
+    r"<a>\s*|<b>",
+    r"<b>|<a>\s*",
+    r"(?<=x)<a>\s*",
+    r"\s*<a>\s*",
+    r"<a>\s*(?=\{)",
+    r"(?:<a>|<b>)\s*(?=\[|\{)",
+    r"(?:<a>|<a>b)\s*(?=\{)",
+    r"<a>\s*(?=\{\s*\})",
+    r"<a>\s*(?=x\s{2})",
+    r"<a>\s*(?=\s)",
+    r"<a>\s*(?=\s*\{)",
+    r"(?:<a>b|<a>)\s*(?=b\s{3})",
+    r"<a>(?!\s{3})\s*",
+    r"<a>\s*(?=\{?)",
+    r"<a>\s*?",
+    r"<a>[ \t]*",
+    r"<a>\s*(?!\{)",
+    r"<a>(?:\s*\{)?\s*",
+    r"<a>\s*$",
+    r"<a>\s*\b",
+]
+PIECES = ["<a>", "<ab>", "<a>b", "<b>", "<x>", "<", "a", ">", "x", "{", "}", "[", "</c>", "</d>"]
+SPACES = [" ", "\n", "\n\n", "\t ", "\xa0", "\u2028", "\x1c", "   \n"]
+
+
+@pytest.mark.parametrize("open_", OPENS)
+@SETTINGS
+@given(
+    other=st.sampled_from(["", r"\s*<b>", r"\n\n", "x", r"\{"]),
+    before=st.lists(st.sampled_from(PIECES + SPACES), max_size=4),
+    head=st.sampled_from(["<a>", "<ab>", "<a>b", "<x> <a>", "<b>", "<a", "<a> "]),
+    spaces=st.lists(st.sampled_from(SPACES), min_size=1, max_size=6),
+    after=st.lists(st.sampled_from(PIECES + SPACES), max_size=4),
+)
+def test_growing_matches_stream_as_the_general_path(
+    open_: str, other: str, before: list[str], head: str, spaces: list[str], after: list[str]
+) -> None:
+    """Some text, an open (or something near it), whitespace chunks, more text: fed as drawn
+    and one character at a time."""
+    fields: dict[str, Any] = {"c": {"open_pattern": open_, "close": "</c>"}}
+    if other:
+        fields["d"] = {"open_pattern": other, "close": "</d>"}
+    module = load({"start_anchor": "<S>", "fields": fields})
+    parser = module.ResponseParser
+    chunks = [*before, head, *spaces, *after]
+    for pieces in (chunks, list("".join(chunks))):
+        assert run(parser, "", pieces) == run(without_fast_path(parser), "", pieces), pieces
+
+
+def test_the_shapes_are_read_as_the_argument_says() -> None:
+    """Which opens above growth() accepts, and how (so the test above covers both sides)."""
+    accepted = {pattern: growth(pattern) for pattern in OPENS}
+    assert accepted[r"<a>\s*"] is not None and accepted[r"<a>\s*"].literals == ("<a>",)
+    assert accepted[r"(?:<ab>|<a>)\s+"].literals == ("<ab>", "<a>")  # type: ignore[union-attr]
+    assert accepted[r"<a>\s*|<b>"].literals == ("<a>",)  # type: ignore[union-attr]
+    assert accepted[r"(?:<a>|<b>)\s*(?=\[|\{)"] is not None
+    assert accepted[r"<a(?:b|c)*>\s*"].whole  # type: ignore[union-attr]
+    # <a> is a prefix of <a>b: only a one-character look-ahead keeps the argument (checked
+    # by the pattern without it); after one exclusive literal, any look-ahead does.
+    assert accepted[r"(?:<a>|<a>b)\s*(?=\{)"].pattern == r"(?:<a>|<a>b)\s*"  # type: ignore[union-attr]
+    assert accepted[r"<a>\s*(?=x\s{2})"].literals == ("<a>",)  # type: ignore[union-attr]
+    refused = [
+        r"<b>|<a>\s*",  # the first branch does not run to the end
+        r"<a>\s*(?=\s)",  # a look-ahead that may begin at whitespace
+        r"<a>\s*(?=\s*\{)",
+        r"<a>\s*(?=\{?)",  # one that may match the empty string
+        r"(?:<a>b|<a>)\s*(?=b\s{3})",  # it may read on from inside <a>b
+        r"<a>(?!\s{3})\s*",  # a look-ahead before the run
+        r"<a>\s*?",
+        r"<a>[ \t]*",
+        r"<a>\s*(?!\{)",
+        r"<a>\s*$",
+        r"<a>\s*\b",
+    ]
+    assert [p for p in refused if accepted[p] is not None] == []
+
+
+FAMILIES = rtc.generated.names()
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_catalogue_opens_then_whitespace_stream_as_the_general_path(name: str) -> None:
+    """Each family's delimiters followed by whitespace runs (the looping fragments), then a
+    little text, in 16-character chunks and in single characters."""
+    module = rtc.generated.get(name)
+    parser = module.ResponseParser
+    for fragment in fragments(validate(module.TEMPLATE)):
+        if not fragment.source.endswith("whitespace runs after"):
+            continue
+        text = fragment.generation(40) + ' {"a": 1} x'
+        for size in (16, 1):
+            chunks = [text[i : i + size] for i in range(0, len(text), size)]
+            slow = without_fast_path(parser)
+            assert run(parser, "", chunks) == run(slow, "", chunks), (name, fragment)
