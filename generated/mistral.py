@@ -347,7 +347,7 @@ class ResponseParser(CompiledParser):
     # patterns see at most 1 characters of consumed text
     _context = 1
     # parse_response() may take one end-of-stream pass instead of feed() + finalize()
-    _whole_pass_exact = False
+    _whole_pass_exact = True
     # The prompt is read after the last match of the start anchor: literals ['[/INST]', '[/TOOL_RESULTS]']
     # (No two occurrences of these literals can overlap: the last one is the last match.)
     _anchor = ("[/INST]", "[/TOOL_RESULTS]")

@@ -61,14 +61,14 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 # (a trailing whitespace run it holds back is not searched again on every chunk). The reasons,
 # by group:
 #
-# A partial pass one shot: templates whose closes use \G or \K (granite3, mistral,
-# mistral_magistral, mistral_v3, llama3: a close that matches where the JSON value that began
-# the region ends) parse one shot by the streaming loop (a match then depends on where the
-# search starts, so one end-of-stream pass is not provably the same), whose partial-mode
-# searches are not remembered between commits: after each repeated end marker, an open that
-# never occurs is searched to the end of the text again. Rewriting those closes without \G
-# would need another way to say "where the value that began here ends"; remembering
-# partial-mode searches within one feed() is the runtime's fix (not done yet).
+# A partial pass one shot: llama3's close matches where the JSON value that began the region
+# ends and then takes the closing brace (\G(?:(?&jv)\K|(?<=\}))\s*\}...): its \K comes before
+# more of the match, so one end-of-stream pass is not the reference's feed() and finalize()
+# (regex_syntax.context.settles_where_it_starts; tests/test_one_pass.py shows a text where it
+# differs), and it parses one shot by the streaming loop, whose partial-mode searches are not
+# remembered between commits: after each repeated end marker, an open that never occurs is
+# searched to the end of the text again. (granite3 and the mistral families, whose \K ends
+# the match, take one pass.)
 # Whitespace inside a call, after its value, where only the close is watched (runs before a
 # \s*-led delimiter are searched once, behind regex_syntax.runs' guard; streaming, the fast
 # path holds a trailing run, or keeps holding a run the general path held, where
@@ -81,10 +81,7 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 _INSIDE_STREAMED = {INSIDE: (STREAMED,)}
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
     "internlm2": _INSIDE_STREAMED,
-    "granite3": {"fields.thinking.close_pattern": (ONE_SHOT,)},
-    "mistral": {"fields.thinking.close_pattern": (ONE_SHOT,), AFTER_OPEN: (STREAMED,)},
-    "mistral_magistral": {"fields.thinking.close_pattern": (ONE_SHOT,)},
-    "mistral_v3": {"fields.content.close": (ONE_SHOT,)},
+    "mistral": {AFTER_OPEN: (STREAMED,)},
     "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,), AFTER_OPEN: (STREAMED,)},
     "apertus": {AFTER_OPEN: (STREAMED,)},
     "hyperclovax": {AFTER_OPEN: (STREAMED,)},

@@ -11,7 +11,8 @@ take a single end-of-stream pass. Both come from ``regex_syntax``:
   model) or a pattern shows the regex module's end-before-start defect (``jumps_back``), the
   whole buffer is kept, as the reference keeps it;
 - ``start_sensitive`` (``\\G``, ``\\K``): a match then depends on where a search starts, so one
-  end-of-stream pass is not provably the same as a partial pass followed by it.
+  end-of-stream pass is not provably the same as a partial pass followed by it, except for the
+  close of an explicit field that settles where it starts (``settles_where_it_starts``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import functools
 
 import regex
 
-from ..model import Template
-from ..regex_syntax import context_bound, parse, start_sensitive
+from ..model import Field, Template
+from ..regex_syntax import context_bound, parse, settles_where_it_starts, start_sensitive
 
 # Probe texts for a defect of the regex module: some patterns searched at the very end of the
 # text in partial mode report a complete match whose end lies before its start, and the
@@ -48,13 +49,27 @@ def delimiter_patterns(t: Template) -> list[str]:
     ]
 
 
+def _one_pass_holds(f: Field) -> bool:
+    """Whether the field's delimiters let one end-of-stream pass stand for a partial pass and
+    the end-of-stream pass after it: none depends on where a search starts, or the one that
+    does is the close of an explicit field (the only delimiter watched inside it) and settles
+    where it starts (``regex_syntax.context.settles_where_it_starts``)."""
+    for delim, alone in ((f.open, False), (f.close, not f.implicit)):
+        if delim is None or delim.is_literal:
+            continue
+        tree = parse(delim.pattern)
+        if start_sensitive(tree) and not (alone and settles_where_it_starts(tree)):
+            return False
+    return True
+
+
 def lower_context(t: Template) -> tuple[int | None, str, bool, bool]:
     """(context, its note for the module's comment, whether one end-of-stream pass is exact,
     whether some pattern shows the regex module's end-before-start defect)."""
     patterns = delimiter_patterns(t)
     trees = [parse(p) for p in patterns]
     jumpy = any(jumps_back(p) for p in patterns)
-    exact = not jumpy and not any(start_sensitive(tree) for tree in trees)
+    exact = not jumpy and all(_one_pass_holds(f) for f in t.fields)
     bounds = [context_bound(tree) for tree in trees]
     if not patterns:
         return 0, "literal delimiters only: consumed text is never needed", exact, jumpy

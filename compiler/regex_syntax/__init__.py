@@ -31,7 +31,7 @@ Membership of a character in a class is always decided by the ``regex`` module i
 from __future__ import annotations
 
 from .chars import CharSet, accepts
-from .context import context_bound, looks_behind, start_sensitive
+from .context import context_bound, looks_behind, settles_where_it_starts, start_sensitive
 from .first import alphabet, first_chars
 from .groups import always_groups, group_body_span, top_level_alternatives
 from .lengths import can_match_empty, max_length, min_length
@@ -68,6 +68,7 @@ __all__ = [
     "re_twin",
     "samples",
     "searches_well",
+    "settles_where_it_starts",
     "start_sensitive",
     "top_level_alternatives",
 ]

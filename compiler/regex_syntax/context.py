@@ -116,3 +116,52 @@ def start_sensitive(tree: n.Tree) -> bool:
         isinstance(x, n.Keep) or (isinstance(x, n.Assert) and x.kind == n.SEARCH_START)
         for x in n.walk(tree.root)
     )
+
+
+def settles_where_it_starts(tree: n.Tree) -> bool:
+    """Whether a start-sensitive pattern (``start_sensitive``) still lets one end-of-stream
+    pass stand for a partial pass and the end-of-stream pass after it, when it is the only
+    delimiter watched in its state (``lowering.context`` says when that is). Its ``\\G`` only
+    opens each top-level branch (a match is attempted where the search starts, nowhere else)
+    and its ``\\K`` comes only after everything it consumes (a match's reported start is then
+    its end).
+
+    Then, in that state at position p, the partial pass finds: a complete match ending before
+    the end (committed by both passes alike); nothing complete or partial at p (both take the
+    rest of the text as the region's: the end-of-stream search at the end finds at most an
+    empty match there, which is not taken, as the one pass does not take it at p either); a
+    partial match, which ran into the end before any ``\\K`` (reported from p: the partial
+    pass stops at p, and the end-of-stream pass goes on from p, as the one pass does); or a
+    complete match ending at the end that may still grow, reported at the end after a ``\\K``
+    (the partial pass routes the text up to the end, and the empty match left at the end is
+    not taken; the one pass finds that match starting at the end and does not take it either)
+    or from p without one (as for a partial match)."""
+    if tree.outside is not None or not tree.known:
+        return False
+    root = tree.root
+    branches = root.branches if isinstance(root, n.Alt) else (root,)
+    for branch in branches:
+        items = branch.items if isinstance(branch, n.Seq) else (branch,)
+        for i, x in enumerate(items):
+            for y in n.walk(x):
+                if isinstance(y, n.Assert) and y.kind == n.SEARCH_START and (i or y is not x):
+                    return False
+    return _keep_last(tree, root, True)
+
+
+def _keep_last(tree: n.Tree, node: n.Node, nothing_after: bool) -> bool:
+    """No ``\\K`` in ``node`` is followed by anything that consumes (``nothing_after``: what
+    comes after ``node`` in the pattern consumes nothing)."""
+    if isinstance(node, n.Keep):
+        return nothing_after
+    if isinstance(node, n.Seq):
+        for i, item in enumerate(node.items):
+            rest = all(max_length(tree, x) == 0 for x in node.items[i + 1 :])
+            if not _keep_last(tree, item, nothing_after and rest):
+                return False
+        return True
+    if isinstance(node, n.Alt):
+        return all(_keep_last(tree, b, nothing_after) for b in node.branches)
+    if isinstance(node, n.Group) and not node.is_lookaround:
+        return _keep_last(tree, node.body, nothing_after)
+    return not any(isinstance(y, n.Keep) for y in n.walk(node))
