@@ -257,7 +257,7 @@ class ResponseParser(CompiledParser):
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
     _grows = (
         (Growing(literals=("<|im_end|>",)), Growing(pattern=_OPEN_TOOL_CALLS)),
-        (),
+        (Growing(literals=("}",)),),
         (Growing(literals=("<|im_end|>",)), Growing(pattern=_OPEN_TOOL_CALLS)),
     )
     _memo_size = 3

@@ -51,6 +51,8 @@ OPENS = [
     r"<a>(?:\s*\{)?\s*",
     r"<a>\s*$",
     r"<a>\s*\b",
+    r"<a>\s*(?:x|$|(?=\{))",
+    r"<a>\s*(?:x|\s)",
 ]
 PIECES = ["<a>", "<ab>", "<a>b", "<b>", "<x>", "<", "a", ">", "x", "{", "}", "[", "</c>", "</d>"]
 SPACES = [" ", "\n", "\n\n", "\t ", "\xa0", "\u2028", "\x1c", "   \n"]
@@ -88,6 +90,9 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
     assert accepted[r"<a>\s*|<b>"].literals == ("<a>",)  # type: ignore[union-attr]
     assert accepted[r"(?:<a>|<b>)\s*(?=\[|\{)"] is not None
     assert accepted[r"<a(?:b|c)*>\s*"].whole  # type: ignore[union-attr]
+    # An end assertion after the run (internlm2's close: \}\s*(?:<\|action_end\|>|$|...)).
+    assert accepted[r"<a>\s*$"].literals == ("<a>",)  # type: ignore[union-attr]
+    assert accepted[r"<a>\s*(?:x|$|(?=\{))"].literals == ("<a>",)  # type: ignore[union-attr]
     # <a> is a prefix of <a>b: only a one-character look-ahead keeps the argument (checked
     # by the pattern without it); after one exclusive literal, any look-ahead does.
     assert accepted[r"(?:<a>|<a>b)\s*(?=\{)"].pattern == r"(?:<a>|<a>b)\s*"  # type: ignore[union-attr]
@@ -102,8 +107,8 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
         r"<a>\s*?",
         r"<a>[ \t]*",
         r"<a>\s*(?!\{)",
-        r"<a>\s*$",
         r"<a>\s*\b",
+        r"<a>\s*(?:x|\s)",  # an alternative after the run that may take whitespace
     ]
     assert [p for p in refused if accepted[p] is not None] == []
 

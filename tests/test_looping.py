@@ -73,14 +73,10 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 # \s*-led delimiter are searched once, behind regex_syntax.runs' guard; streaming, the fast
 # path holds a trailing run, or keeps holding a run the general path held, where
 # regex_syntax.runs proves it exact; a held match that keeps growing through the run is
-# appended to without a search where regex_syntax.growth proves it). Left: internlm2's close
-# \}\s*(?:<|action_end|>|$|...) holds the brace with the run (a complete match at the end,
-# pending: the brace is a character every close needs, so each chunk takes the general path),
-# and llama3's \G(?:(?&jv)\K|(?<=\}))\s*\}... has no fast path (\G): the general path
-# searches the held run again on every feed.
-_INSIDE_STREAMED = {INSIDE: (STREAMED,)}
+# appended to without a search where regex_syntax.growth proves it). Left: llama3's
+# \G(?:(?&jv)\K|(?<=\}))\s*\}... has no fast path (\G): the general path searches the held run
+# again on every feed.
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
-    "internlm2": _INSIDE_STREAMED,
     "mistral": {AFTER_OPEN: (STREAMED,)},
     "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,), AFTER_OPEN: (STREAMED,)},
     "apertus": {AFTER_OPEN: (STREAMED,)},

@@ -132,8 +132,8 @@ def _growing(ns: Namespace, delim: Delimiter, w: Watch, stem: str) -> Growing | 
     whitespace (``regex_syntax.growth``), with the compiled pattern that check needs (the
     watch's own where it searches the whole delimiter)."""
     found = growth(delim.pattern)
-    if found is None:
-        return None
+    if found is None or (found.complete and not w.grows):
+        return None  # (a complete match at the end that is not held holds nothing)
     ns.imports.add("engine", "Growing")
     if found.pattern is None:
         return Growing(literals=found.literals, stops=found.stops)

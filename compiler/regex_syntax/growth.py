@@ -15,9 +15,11 @@ an assertion that reads the character after a position (``$``, ``\\Z``, ``\\b``.
 through ``P`` that succeeds without reading past ``n`` succeeds the same way on any longer text.
 
 **Runs to the end** (the branch is ``P S``, ``S`` a greedy unbounded repeat of a class
-accepting all of ``A``; checked once: ``G.match(buf, h)`` ends at ``n``, ``G`` the pattern's
-leading such branches; or, where every ``P`` is a literal, the held text is the first of them
-it starts with, then only ``A``). The regex module's first successful path through ``G`` at
+accepting all of ``A``, or ``P S Z``, ``Z`` alternatives each an end assertion or needing a
+character outside ``A`` first, one an end assertion: where ``S`` stops at the end, ``Z``
+matches there, as ``S`` alone would; checked once: ``G.match(buf, h)`` ends at ``n``, ``G``
+the pattern's leading such branches; or, where every ``P`` is a literal, the held text is the
+first of them it starts with, then only ``A``). The regex module's first successful path through ``G`` at
 ``h`` (which a non-partial ``match`` and a partial-mode search both report: a partial-mode
 search prefers a complete match) is a path through ``P`` ending at some ``e``, then ``S``
 taking every ``A`` character after ``e``: it ends at ``n``. Append a chunk of ``A``. Paths tried
@@ -74,6 +76,7 @@ class Growth:
     prefix: str = ""
     stops: str | None = None
     whole: bool = False
+    complete: bool = False  # the held match is complete (runs to the end), not partial
 
 
 _READS_ON = frozenset(
@@ -231,6 +234,10 @@ class _Branch:
 
 def _read(tree: n.Tree, branch: n.Node) -> _Branch | None:
     items = _direct(branch)
+    if len(items) >= 2 and (stops := _alphabet(items[-2])) is not None:
+        if _ends_at_end(tree, items[-1], stops):
+            # P S Z, Z matching the empty string at the end: a run to the end as P S.
+            return _Branch(items[:-2], stops, False, False, True) if _plain(items[:-2]) else None
     ahead = 0
     while ahead < len(items) and _ahead(items[-1 - ahead]):
         ahead += 1
@@ -254,6 +261,31 @@ def _read(tree: n.Tree, branch: n.Node) -> _Branch | None:
     if not _outside(tree, n.Seq(0, 0, tuple(inner[1:])), stops):
         return None
     return _Branch(body, stops, True, False, False)
+
+
+def _ends_at_end(tree: n.Tree, node: n.Node, stops: str) -> bool:
+    """``Z`` after a run: alternatives each either an end assertion (``$``, ``\\Z``), or one
+    that needs a character outside the run first (a look-ahead for one too), and at least one
+    of the first kind. After the run has taken everything up to the end, the first
+    alternative that succeeds there is an end assertion: the match ends at the end."""
+    while isinstance(node, n.Group) and node.kind in (n.GROUP, n.CAPTURE):
+        node = node.body
+    branches = node.branches if isinstance(node, n.Alt) else (node,)
+    ends = 0
+    for branch in branches:
+        flat = _flat(branch)
+        if (
+            len(flat) == 1
+            and isinstance(flat[0], n.Assert)
+            and flat[0].kind in (n.END, n.END_OR_NEWLINE)
+        ):
+            ends += 1
+        elif len(flat) == 1 and _ahead(flat[0]):
+            if not _outside(tree, flat[0].body, stops):  # type: ignore[attr-defined]
+                return False
+        elif not _outside(tree, branch, stops):
+            return False
+    return ends > 0
 
 
 def _ahead(node: n.Node) -> bool:
@@ -282,11 +314,13 @@ def growth(pattern: str) -> Growth | None:
     sets = [_literals(r.p) for _, r in lead]
     if all(found is not None for found in sets):
         texts = tuple(t for found in sets for t in found or ())
-        return Growth(literals=texts, stops=stops)
+        return Growth(literals=texts, stops=stops, complete=True)
     if len(lead) == len(branches):
-        return Growth(pattern=pattern, stops=stops, whole=True)
+        return Growth(pattern=pattern, stops=stops, whole=True, complete=True)
     source = "|".join(pattern[b.start : b.end] for b, _ in lead)
-    return Growth(pattern=source, stops=stops) if parse(source).error is None else None
+    if parse(source).error is not None:
+        return None
+    return Growth(pattern=source, stops=stops, complete=True)
 
 
 def _waiting(pattern: str, branches: tuple[n.Node, ...], read: list[_Branch]) -> Growth | None:
