@@ -19,8 +19,8 @@ accepting all of ``A``, or ``P S Z``, ``Z`` alternatives each an end assertion o
 character outside ``A`` first, one an end assertion: where ``S`` stops at the end, ``Z``
 matches there, as ``S`` alone would; checked once: ``G.match(buf, h)`` ends at ``n``, ``G``
 the pattern's leading such branches; or, where every ``P`` is a literal, the held text is the
-first of them it starts with, then only ``A``). The regex module's first successful path through ``G`` at
-``h`` (which a non-partial ``match`` and a partial-mode search both report: a partial-mode
+first of them it starts with, then only ``A``). The regex module's first successful path
+through ``G`` at ``h`` (which a non-partial ``match`` and a partial-mode search both report: a partial-mode
 search prefers a complete match) is a path through ``P`` ending at some ``e``, then ``S``
 taking every ``A`` character after ``e``: it ends at ``n``. Append a chunk of ``A``. Paths tried
 before that one failed without reading past ``n`` (then they fail again) or read past ``n``
