@@ -14,20 +14,20 @@ possessive repeats), recurse, branch on a condition, move the reported start (``
 an assertion that reads the character after a position (``$``, ``\\Z``, ``\\b``...): then a path
 through ``P`` that succeeds without reading past ``n`` succeeds the same way on any longer text.
 
-**Runs to the end** (the branch is ``P S``, ``S`` a greedy unbounded repeat of a class
-accepting all of ``A``, or ``P S Z``, ``Z`` alternatives each an end assertion or needing a
-character outside ``A`` first, one an end assertion: where ``S`` stops at the end, ``Z``
-matches there, as ``S`` alone would; checked once: ``G.match(buf, h)`` ends at ``n``, ``G``
-the pattern's leading such branches; or, where every ``P`` is a literal, the held text is the
-first of them it starts with, then only ``A``). The regex module's first successful path
-through ``G`` at ``h`` (which a non-partial ``match`` and a partial-mode search both report: a partial-mode
-search prefers a complete match) is a path through ``P`` ending at some ``e``, then ``S``
-taking every ``A`` character after ``e``: it ends at ``n``. Append a chunk of ``A``. Paths tried
-before that one failed without reading past ``n`` (then they fail again) or read past ``n``
-inside ``P`` (then ``P`` ends at or after ``n``, and ``S`` takes the rest of the chunk: a success
-ending at the new end); that path itself still succeeds, ``S`` now also taking the chunk. So
-the first success again ends at the buffer's end: a complete match at ``h`` that may still
-grow, held; no match of the pattern's later branches is tried before it.
+**Runs to the end** (the branch is ``P S``, ``S`` a greedy unbounded repeat of a class accepting
+all of ``A``, or ``P S Z``, ``Z`` alternatives each an end assertion or needing a character
+outside ``A`` first, one an end assertion: where ``S`` stops at the end, ``Z`` matches there, as
+``S`` alone would; checked once: ``G.match(buf, h)`` ends at ``n``, ``G`` the pattern's leading
+such branches; or, where every ``P`` is a literal, the held text is the first of them it starts
+with, then only ``A``). The regex module's first successful path through ``G`` at ``h`` (which a
+non-partial ``match`` and a partial-mode search both report: a partial-mode search prefers a
+complete match) is a path through ``P`` ending at some ``e``, then ``S`` taking every ``A``
+character after ``e``: it ends at ``n``. Append a chunk of ``A``. Paths tried before that one
+failed without reading past ``n`` (then they fail again) or read past ``n`` inside ``P`` (then
+``P`` ends at or after ``n``, and ``S`` takes the rest of the chunk: a success ending at the new
+end); that path itself still succeeds, ``S`` now also taking the chunk. So the first success
+again ends at the buffer's end: a complete match at ``h`` that may still grow, held; no match of
+the pattern's later branches is tried before it.
 
 **Waits for a character** (every branch ``P S (?=Y)...`` or ``P (?=R Q)...``: the first
 look-ahead after the run ``S``, or the run ``R`` that leads it, needs a character outside ``A``
