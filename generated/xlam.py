@@ -63,6 +63,10 @@ _OPEN_TOOL_CALLS = regex.compile(
     '(?:^|(?<=</think>))\\s*(?=\\[\\s*\\{\\s*"name")|(?:```(?:json)?|\\[TOOL_CALLS\\]|<tool_call>)\\s*(?=\\[)',
     regex.DOTALL,
 )
+# open 'tool_calls': pattern '(?:^|(?<=</think>))\\s*(?=\\[\\s*\\{\\s*"name")|(?:```(?:json)?|\\...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS = regex.compile(
+    "(?:^|(?<=</think>))\\s*|(?:```(?:json)?|\\[TOOL_CALLS\\]|<tool_call>)\\s*", regex.DOTALL
+)
 # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|im_end\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|eot_id\\|>|<\\|im_end\\|>)\\s*", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -251,9 +255,9 @@ class ResponseParser(CompiledParser):
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
     _grows = (
-        (Growing(literals=("<|eot_id|>", "<|im_end|>")),),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS), Growing(literals=("<|eot_id|>", "<|im_end|>"))),
         (),
-        (Growing(literals=("<|eot_id|>", "<|im_end|>")),),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS), Growing(literals=("<|eot_id|>", "<|im_end|>"))),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

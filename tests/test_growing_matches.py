@@ -53,8 +53,14 @@ OPENS = [
     r"<a>\s*\b",
     r"<a>\s*(?:x|$|(?=\{))",
     r"<a>\s*(?:x|\s)",
+    r"(?<=x)\s*(?=\{\s*y)|<a>\s*(?=\[)",
+    r"(?:^|(?<=x))\s*(?=\[\s*\{)|(?:<a>|\[a\])\s*(?=\[)",
+    # Refused: a longer look-ahead after a P that consumes, or after a one-character one.
+    r"(?:<ab|<a)\s*(?=b\s\s)|<c>\s*(?=\[)",
+    r"b\s*(?=\[)|(?<=x)\s*(?=b\s\s)",
 ]
 PIECES = ["<a>", "<ab>", "<a>b", "<b>", "<x>", "<", "a", ">", "x", "{", "}", "[", "</c>", "</d>"]
+PIECES += ["y", "[a]", "[{", "x<a>", "b", "xb", "<ab"]
 SPACES = [" ", "\n", "\n\n", "\t ", "\xa0", "\u2028", "\x1c", "   \n"]
 
 
@@ -63,7 +69,9 @@ SPACES = [" ", "\n", "\n\n", "\t ", "\xa0", "\u2028", "\x1c", "   \n"]
 @given(
     other=st.sampled_from(["", r"\s*<b>", r"\n\n", "x", r"\{"]),
     before=st.lists(st.sampled_from(PIECES + SPACES), max_size=4),
-    head=st.sampled_from(["<a>", "<ab>", "<a>b", "<x> <a>", "<b>", "<a", "<a> "]),
+    head=st.sampled_from(
+        ["<a>", "<ab>", "<a>b", "<x> <a>", "<b>", "<a", "<a> ", "x", "[a]", "{", "<ab", "xb"]
+    ),
     spaces=st.lists(st.sampled_from(SPACES), min_size=1, max_size=6),
     after=st.lists(st.sampled_from(PIECES + SPACES), max_size=4),
 )
@@ -109,6 +117,8 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
         r"<a>\s*(?!\{)",
         r"<a>\s*\b",
         r"<a>\s*(?:x|\s)",  # an alternative after the run that may take whitespace
+        r"(?:<ab|<a)\s*(?=b\s\s)|<c>\s*(?=\[)",
+        r"b\s*(?=\[)|(?<=x)\s*(?=b\s\s)",
     ]
     assert [p for p in refused if accepted[p] is not None] == []
 

@@ -53,9 +53,9 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 # lint.repetitions names them) and the modes whose work still grows faster than the text.
 # Whitespace after a call open, streamed (AFTER_OPEN), where the open's held match is not
 # proved to keep growing (regex_syntax.growth): llama3 and mistral look ahead for a JSON value
-# after a head with a captured name; xlam's first branch may begin at the run. (apertus,
-# hyperclovax and nemotron_nano2 ended their opens with look-behinds over the run, a
-# 4,096-character window: now one positive look-behind before the open's final run.)
+# after a head with a captured name (a shorter name could let the value start inside the
+# held text). (apertus, hyperclovax and nemotron_nano2 ended their opens with look-behinds
+# over the run, a 4,096-character window: now one positive look-behind before the final run.)
 # Every other fragment of these families, and every fragment of every other family, is held to
 # linear work. Streamed chunks are counted through feed()'s fast path, as production takes it
 # (a trailing whitespace run it holds back is not searched again on every chunk). The reasons,
@@ -79,7 +79,6 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
     "mistral": {AFTER_OPEN: (STREAMED,)},
     "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,), AFTER_OPEN: (STREAMED,)},
-    "xlam": {AFTER_OPEN: (STREAMED,)},
 }
 
 

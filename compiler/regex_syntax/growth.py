@@ -38,7 +38,11 @@ matches at ``h`` (or ``P`` is literals and the held text is one of them, then on
 ``h``: every path through ``P`` ends after the literal prefix, where only ``A`` follows to the
 end, so the look-ahead's first character can only be sought at the end of the text (it runs
 into it: a partial match) or at a character of ``A`` (it fails there). For a one-character
-``Y`` the look-ahead reads only that character, which the buffer already held. A path through
+``Y`` the look-ahead reads only that character, which the buffer already held. A branch whose
+``P`` consumes nothing (``^``, look-behinds) may have any ``Y`` if it comes before every branch
+with a one-character ``Y`` (``G`` is each branch ``P S``): its paths all end at ``h`` and fail
+or succeed alike after the chunk, and one that succeeds with its run ending before the end
+would be ``G``'s first success, which is checked to end at the end. A path through
 ``P`` succeeds at ``h`` (it did before the chunk, so it does after it), so the partial match at
 ``h`` stays; a partial match holds the text from ``h``.
 
@@ -56,7 +60,7 @@ from rtc.runtime.matching import SPACE_CHARS
 
 from . import nodes as n
 from .chars import CharSet, accepts
-from .lengths import can_match_empty
+from .lengths import can_match_empty, max_length
 from .literal import literal_prefix
 from .parser import parse
 
@@ -302,7 +306,7 @@ def growth(pattern: str) -> Growth | None:
     branches = _branches(tree.root)
     read = [_read(tree, b) for b in branches]
     if read and all(r is not None and r.waits for r in read):
-        return _waiting(pattern, branches, [r for r in read if r is not None])
+        return _waiting(tree, pattern, branches, [r for r in read if r is not None])
     lead: list[tuple[n.Node, _Branch]] = []
     for branch, r in zip(branches, read, strict=True):
         if r is None or r.waits:
@@ -323,7 +327,13 @@ def growth(pattern: str) -> Growth | None:
     return Growth(pattern=source, stops=stops, complete=True)
 
 
-def _waiting(pattern: str, branches: tuple[n.Node, ...], read: list[_Branch]) -> Growth | None:
+def _consumes_nothing(tree: n.Tree, items: list[n.Node]) -> bool:
+    return all(max_length(tree, x) == 0 for x in items)
+
+
+def _waiting(
+    tree: n.Tree, pattern: str, branches: tuple[n.Node, ...], read: list[_Branch]
+) -> Growth | None:
     """Every branch waits for a character outside the run (module docstring)."""
     if len({r.stops for r in read}) != 1:
         return None
@@ -337,7 +347,13 @@ def _waiting(pattern: str, branches: tuple[n.Node, ...], read: list[_Branch]) ->
         prefix = literal_prefix(parse(_span(pattern, p))) if p else None
         if prefix:
             return Growth(pattern=_span(pattern, p), prefix=prefix, stops=stops)
-    if all(r.consumed and r.one_character for r in read):
+    # Branches with a longer look-ahead first, each after a P that consumes nothing.
+    longer = [not r.one_character for r in read]
+    if (
+        all(r.consumed for r in read)
+        and longer == sorted(longer, reverse=True)
+        and all(r.one_character or _consumes_nothing(tree, r.p) for r in read)
+    ):
         # G: each branch up to its look-aheads.
         source = "|".join(
             _span(pattern, [*r.p, _direct(b)[len(r.p)]]) if r.p else _span(pattern, [_direct(b)[0]])
