@@ -55,6 +55,7 @@ OPENS = [
     r"<a>\s*(?:x|\s)",
     r"(?<=x)\s*(?=\{\s*y)|<a>\s*(?=\[)",
     r"(?:^|(?<=x))\s*(?=\[\s*\{)|(?:<a>|\[a\])\s*(?=\[)",
+    r"<a(?:b|c)*>\s*(?=\{\s*\}|\d+)",
     # Refused: a longer look-ahead after a P that consumes, or after a one-character one.
     r"(?:<ab|<a)\s*(?=b\s\s)|<c>\s*(?=\[)",
     r"b\s*(?=\[)|(?<=x)\s*(?=b\s\s)",
@@ -98,6 +99,8 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
     assert accepted[r"<a>\s*|<b>"].literals == ("<a>",)  # type: ignore[union-attr]
     assert accepted[r"(?:<a>|<b>)\s*(?=\[|\{)"] is not None
     assert accepted[r"<a(?:b|c)*>\s*"].whole  # type: ignore[union-attr]
+    # A look-ahead whose matches end outside the run (a JSON value, say) after a name.
+    assert accepted[r"<a(?:b|c)*>\s*(?=\{\s*\}|\d+)"].pattern == r"<a(?:b|c)*>\s*"  # type: ignore[union-attr]
     # An end assertion after the run (internlm2's close: \}\s*(?:<\|action_end\|>|$|...)).
     assert accepted[r"<a>\s*$"].literals == ("<a>",)  # type: ignore[union-attr]
     assert accepted[r"<a>\s*(?:x|$|(?=\{))"].literals == ("<a>",)  # type: ignore[union-attr]

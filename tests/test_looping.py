@@ -51,11 +51,10 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 
 # Found by this check and not yet made linear: each family, the fragment sources (as
 # lint.repetitions names them) and the modes whose work still grows faster than the text.
-# Whitespace after a call open, streamed (AFTER_OPEN), where the open's held match is not
-# proved to keep growing (regex_syntax.growth): llama3 and mistral look ahead for a JSON value
-# after a head with a captured name (a shorter name could let the value start inside the
-# held text). (apertus, hyperclovax and nemotron_nano2 ended their opens with look-behinds
-# over the run, a 4,096-character window: now one positive look-behind before the final run.)
+# Whitespace after a call open, streamed (AFTER_OPEN): llama3's open looks ahead for a JSON
+# value whose grammar itself looks ahead (an object must not begin like a call: (?!"name"...)),
+# so appending whitespace is not proved unable to change what it matches
+# (regex_syntax.growth: a settled look-ahead reads nothing on).
 # Every other fragment of these families, and every fragment of every other family, is held to
 # linear work. Streamed chunks are counted through feed()'s fast path, as production takes it
 # (a trailing whitespace run it holds back is not searched again on every chunk). The reasons,
@@ -77,7 +76,6 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 # \G(?:(?&jv)\K|(?<=\}))\s*\}... has no fast path (\G): the general path searches the held run
 # again on every feed.
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
-    "mistral": {AFTER_OPEN: (STREAMED,)},
     "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,), AFTER_OPEN: (STREAMED,)},
 }
 

@@ -32,19 +32,21 @@ the pattern's later branches is tried before it.
 **Waits for a character** (every branch ``P S (?=Y)...`` or ``P (?=R Q)...``: the first
 look-ahead after the run ``S``, or the run ``R`` that leads it, needs a character outside ``A``
 next (``Y``, ``Q`` cannot match the empty string nor begin with a character of ``A``); checked
-once: the held text starts with ``P``'s literal prefix, then holds only ``A``, and ``P``
-matches at ``h`` (or ``P`` is literals and the held text is one of them, then only ``A``; or
-``Y`` is one character class and ``G = P S`` ends at ``n`` as above)). No path completes at
-``h``: every path through ``P`` ends after the literal prefix, where only ``A`` follows to the
-end, so the look-ahead's first character can only be sought at the end of the text (it runs
-into it: a partial match) or at a character of ``A`` (it fails there). For a one-character
-``Y`` the look-ahead reads only that character, which the buffer already held. A branch whose
-``P`` consumes nothing (``^``, look-behinds) may have any ``Y`` if it comes before every branch
-with a one-character ``Y`` (``G`` is each branch ``P S``): its paths all end at ``h`` and fail
-or succeed alike after the chunk, and one that succeeds with its run ending before the end
-would be ``G``'s first success, which is checked to end at the end. A path through
-``P`` succeeds at ``h`` (it did before the chunk, so it does after it), so the partial match at
-``h`` stays; a partial match holds the text from ``h``.
+once: the held text starts with ``P``'s literal prefix, then holds only ``A``, and ``P`` matches
+at ``h`` (or ``P`` is literals and the held text is one of them, then only ``A``; or ``Y`` is
+settled, one character class or a pattern each of whose matches ends with a character outside
+``A`` and in which nothing reads on, and ``G = P S`` ends at ``n`` as above)). No path completes
+at ``h``: every path through ``P`` ends after the literal prefix, where only ``A`` follows to
+the end, so the look-ahead's first character can only be sought at the end of the text (it runs
+into it: a partial match) or at a character of ``A`` (it fails there). For a one-character ``Y``
+the look-ahead reads only that character, which the buffer already held; a settled ``Y`` that
+matched on the longer text but not before would have read past the old end, and so consumed a
+character of ``A`` last. A branch whose ``P`` consumes nothing (``^``, look-behinds) may have
+any ``Y`` if it comes before every branch with a settled ``Y`` (``G`` is each branch ``P
+S``): its paths all end at ``h`` and fail or succeed alike after the chunk, and one that
+succeeds with its run ending before the end would be ``G``'s first success, which is checked to
+end at the end. A path through ``P`` succeeds at ``h`` (it did before the chunk, so it does
+after it), so the partial match at ``h`` stays; a partial match holds the text from ``h``.
 
 In both cases the state's hold stays ``h``: every complete match of any delimiter starts at
 ``h`` or later, and waits (a match at or after a pending one is not committed). The general
@@ -232,7 +234,10 @@ class _Branch:
     p: list[n.Node]
     stops: str
     waits: bool  # look-aheads follow the run
-    one_character: bool  # the first look-ahead reads one character (after a consumed run)
+    # Appending the run's characters cannot make the first look-ahead match where it did not:
+    # it reads one character, or each of its matches ends with a character outside the run's
+    # and nothing in it reads on (``_ends_outside``).
+    settled: bool
     consumed: bool  # the run is consumed (P S ...), not inside the look-ahead (P (?=R Q))
 
 
@@ -256,7 +261,7 @@ def _read(tree: n.Tree, branch: n.Node) -> _Branch | None:
             return None
         flat = _flat(first)
         one = len(flat) == 1 and isinstance(flat[0], (n.Char, n.Class))
-        return _Branch(body[:-1], stops, True, one, True)
+        return _Branch(body[:-1], stops, True, one or _ends_outside(tree, first, stops), True)
     if not looks or not _plain(body):
         return None
     inner = _flat(looks[0].body)  # type: ignore[attr-defined]
@@ -327,6 +332,80 @@ def growth(pattern: str) -> Growth | None:
     return Growth(pattern=source, stops=stops, complete=True)
 
 
+def _ends_outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
+    """Every match of ``node`` ends with a character the run cannot take, and nothing in it
+    (or in a group it calls) looks ahead or tests the character after a position: a match on
+    a longer text that reads past the old end would consume a run character last, so every
+    match of it there was a match before."""
+    called: set[int] = set()
+    todo = [node]
+    while todo:
+        x = todo.pop()
+        for y in n.walk(x):
+            if isinstance(y, n.Group) and y.kind not in (
+                n.CAPTURE,
+                n.GROUP,
+                n.BEHIND,
+                n.NOT_BEHIND,
+            ):
+                return False
+            if isinstance(y, (n.Backref, n.Cond, n.Unknown, n.Keep)):
+                return False
+            if isinstance(y, n.Repeat) and y.mode == n.POSSESSIVE:
+                return False
+            if isinstance(y, n.Assert) and (y.kind in _READS_ON or y.kind == n.SEARCH_START):
+                return False
+            if isinstance(y, n.Call) and tree.number(y.group) not in called:
+                called.add(tree.number(y.group))
+                todo.append(tree.body(tree.number(y.group)))
+    last = _lasts(tree, node, set())
+    if last is None or not last.members:
+        return False
+    if stops:
+        return all(len(c) == 1 and c in stops for c in last.members)
+    return not any(c in last for c in SPACE_CHARS)
+
+
+def _lasts(tree: n.Tree, node: n.Node, calling: set[int]) -> CharSet | None:
+    """Every character a match of ``node`` can end with (None: unknown, or one may be
+    empty)."""
+    if isinstance(node, (n.Char, n.Class)):
+        return CharSet.of(node)
+    if isinstance(node, n.Seq):
+        out = CharSet()
+        for item in reversed(node.items):
+            if isinstance(item, (n.Assert, n.Define)) or (
+                isinstance(item, n.Group) and item.kind in (n.BEHIND, n.NOT_BEHIND)
+            ):
+                continue
+            optional = isinstance(item, n.Repeat) and item.low == 0 and item.high != 0
+            found = _lasts(tree, item.body if optional else item, calling)  # type: ignore[attr-defined]
+            if found is None:
+                return None
+            out = out | found
+            if not optional and not can_match_empty(tree, item):
+                return out
+        return None  # the sequence may match the empty string
+    if isinstance(node, n.Alt):
+        out = CharSet()
+        for branch in node.branches:
+            found = _lasts(tree, branch, calling)
+            if found is None:
+                return None
+            out = out | found
+        return out
+    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP):
+        return _lasts(tree, node.body, calling)
+    if isinstance(node, n.Repeat):
+        return None if node.low == 0 else _lasts(tree, node.body, calling)
+    if isinstance(node, n.Call):
+        number = tree.number(node.group)
+        if number in calling:
+            return CharSet()  # collected by the visit under way
+        return _lasts(tree, tree.body(number), calling | {number})
+    return None
+
+
 def _consumes_nothing(tree: n.Tree, items: list[n.Node]) -> bool:
     return all(max_length(tree, x) == 0 for x in items)
 
@@ -342,17 +421,12 @@ def _waiting(
     texts = tuple(t for found in sets for t in found or ())
     if all(found is not None for found in sets) and texts and _exclusive(texts):
         return Growth(literals=texts, stops=stops)
-    if len(read) == 1:
-        p = read[0].p
-        prefix = literal_prefix(parse(_span(pattern, p))) if p else None
-        if prefix:
-            return Growth(pattern=_span(pattern, p), prefix=prefix, stops=stops)
     # Branches with a longer look-ahead first, each after a P that consumes nothing.
-    longer = [not r.one_character for r in read]
+    longer = [not r.settled for r in read]
     if (
         all(r.consumed for r in read)
         and longer == sorted(longer, reverse=True)
-        and all(r.one_character or _consumes_nothing(tree, r.p) for r in read)
+        and all(r.settled or _consumes_nothing(tree, r.p) for r in read)
     ):
         # G: each branch up to its look-aheads.
         source = "|".join(
@@ -360,4 +434,9 @@ def _waiting(
             for b, r in zip(branches, read, strict=True)
         )
         return Growth(pattern=source, stops=stops) if parse(source).error is None else None
+    if len(read) == 1:
+        p = read[0].p
+        prefix = literal_prefix(parse(_span(pattern, p))) if p else None
+        if prefix:
+            return Growth(pattern=_span(pattern, p), prefix=prefix, stops=stops)
     return None
