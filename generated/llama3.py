@@ -18,7 +18,7 @@ import regex
 
 from rtc.runtime import require_api
 from rtc.runtime.content import json_or_text
-from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
@@ -64,6 +64,11 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|eot_id\\|>|<\\|eom_id\\|>")
 # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\\\.)*)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*(?=(?&jv)\\s*\\})(?(DEFINE)(?P<jv>\\{\\s*(?!"name"\\s*:\\s*(?&js)\\s*,\\s*"(?:parameters|arguments)"\\s*:)(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
+    regex.DOTALL,
+)
+# open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS = regex.compile(
+    '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\\\.)*)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*',
     regex.DOTALL,
 )
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s...'
@@ -225,6 +230,13 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_tool_calls, _eos_outside)
     # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (_FAST_OUTSIDE, None, _FAST_OUTSIDE)
+    # Per region: the delimiters whose held match may keep growing through whitespace, and how
+    # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS),),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS),),
+    )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

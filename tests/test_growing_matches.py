@@ -56,6 +56,8 @@ OPENS = [
     r"(?<=x)\s*(?=\{\s*y)|<a>\s*(?=\[)",
     r"(?:^|(?<=x))\s*(?=\[\s*\{)|(?:<a>|\[a\])\s*(?=\[)",
     r"<a(?:b|c)*>\s*(?=\{\s*\}|\d+)",
+    r"<a(?:b|c)*>\s*(?=\{(?!\s*x\s*:)\s*\})",
+    r"<a(?:b|c)*>\s*(?=\{(?!\s*x\s\s)\s*\}|\{)",
     # Refused: a longer look-ahead after a P that consumes, or after a one-character one.
     r"(?:<ab|<a)\s*(?=b\s\s)|<c>\s*(?=\[)",
     r"b\s*(?=\[)|(?<=x)\s*(?=b\s\s)",
@@ -101,6 +103,7 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
     assert accepted[r"<a(?:b|c)*>\s*"].whole  # type: ignore[union-attr]
     # A look-ahead whose matches end outside the run (a JSON value, say) after a name.
     assert accepted[r"<a(?:b|c)*>\s*(?=\{\s*\}|\d+)"].pattern == r"<a(?:b|c)*>\s*"  # type: ignore[union-attr]
+    assert accepted[r"<a(?:b|c)*>\s*(?=\{(?!\s*x\s*:)\s*\})"] is not None  # (llama3's value)
     # An end assertion after the run (internlm2's close: \}\s*(?:<\|action_end\|>|$|...)).
     assert accepted[r"<a>\s*$"].literals == ("<a>",)  # type: ignore[union-attr]
     assert accepted[r"<a>\s*(?:x|$|(?=\{))"].literals == ("<a>",)  # type: ignore[union-attr]

@@ -47,14 +47,9 @@ STREAMED = "in 16-character chunks"
 BOTH = (ONE_SHOT, STREAMED)
 WHITESPACE = "whitespace runs"
 INSIDE = "fields.tool_calls: whitespace runs inside"
-AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 
 # Found by this check and not yet made linear: each family, the fragment sources (as
 # lint.repetitions names them) and the modes whose work still grows faster than the text.
-# Whitespace after a call open, streamed (AFTER_OPEN): llama3's open looks ahead for a JSON
-# value whose grammar itself looks ahead (an object must not begin like a call: (?!"name"...)),
-# so appending whitespace is not proved unable to change what it matches
-# (regex_syntax.growth: a settled look-ahead reads nothing on).
 # Every other fragment of these families, and every fragment of every other family, is held to
 # linear work. Streamed chunks are counted through feed()'s fast path, as production takes it
 # (a trailing whitespace run it holds back is not searched again on every chunk). The reasons,
@@ -76,7 +71,7 @@ AFTER_OPEN = "fields.tool_calls.open_pattern: whitespace runs after"
 # \G(?:(?&jv)\K|(?<=\}))\s*\}... has no fast path (\G): the general path searches the held run
 # again on every feed.
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
-    "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,), AFTER_OPEN: (STREAMED,)},
+    "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,)},
 }
 
 

@@ -332,17 +332,23 @@ def growth(pattern: str) -> Growth | None:
     return Growth(pattern=source, stops=stops, complete=True)
 
 
-def _ends_outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
+def _ends_outside(
+    tree: n.Tree, node: n.Node, stops: str, seen: frozenset[int] = frozenset()
+) -> bool:
     """Every match of ``node`` ends with a character the run cannot take, and nothing in it
-    (or in a group it calls) looks ahead or tests the character after a position: a match on
-    a longer text that reads past the old end would consume a run character last, so every
-    match of it there was a match before."""
+    (or in a group it calls) tests the character after a position, nor looks ahead but for
+    what is like that itself: a match on a longer text that reads past the old end would
+    consume a run character last, so every match of it there was a match before (and a
+    look-ahead of that kind holds where it held before, and only there)."""
     called: set[int] = set()
     todo = [node]
     while todo:
         x = todo.pop()
         for y in n.walk(x):
-            if isinstance(y, n.Group) and y.kind not in (
+            if isinstance(y, n.Group) and y.kind in (n.AHEAD, n.NOT_AHEAD):
+                if id(y) in seen or not _ends_outside(tree, y.body, stops, seen | {id(y)}):
+                    return False
+            elif isinstance(y, n.Group) and y.kind not in (
                 n.CAPTURE,
                 n.GROUP,
                 n.BEHIND,
