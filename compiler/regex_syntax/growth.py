@@ -56,6 +56,7 @@ path would route nothing and commit nothing: appending the chunk is exact.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rtc.runtime.matching import SPACE_CHARS
@@ -160,6 +161,16 @@ def _outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
     return not any(c in first for c in SPACE_CHARS)
 
 
+def _union(found: Iterable[CharSet | None]) -> CharSet | None:
+    """The union of character sets (None: one is unknown)."""
+    out = CharSet()
+    for chars in found:
+        if chars is None:
+            return None
+        out = out | chars
+    return out
+
+
 def _firsts(tree: n.Tree, node: n.Node, calling: set[int]) -> CharSet | None:
     """Every character a *complete* match of ``node`` can begin with (None: unknown).
     Unlike ``first_chars`` (partial matches), a lazy repeat counts as its body does: the
@@ -177,13 +188,7 @@ def _firsts(tree: n.Tree, node: n.Node, calling: set[int]) -> CharSet | None:
                 break
         return out
     if isinstance(node, n.Alt):
-        out = CharSet()
-        for branch in node.branches:
-            found = _firsts(tree, branch, calling)
-            if found is None:
-                return None
-            out = out | found
-        return out
+        return _union(_firsts(tree, branch, calling) for branch in node.branches)
     if isinstance(node, n.Group):
         return (
             CharSet()
@@ -393,13 +398,7 @@ def _lasts(tree: n.Tree, node: n.Node, calling: set[int]) -> CharSet | None:
                 return out
         return None  # the sequence may match the empty string
     if isinstance(node, n.Alt):
-        out = CharSet()
-        for branch in node.branches:
-            found = _lasts(tree, branch, calling)
-            if found is None:
-                return None
-            out = out | found
-        return out
+        return _union(_lasts(tree, branch, calling) for branch in node.branches)
     if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP):
         return _lasts(tree, node.body, calling)
     if isinstance(node, n.Repeat):
