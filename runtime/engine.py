@@ -348,6 +348,7 @@ class CompiledParser:
         if not ((self._opened or self.region < 0) and _routed(self, events)):
             self._fast = None  # until _settle: the region may change, or the loop raise
             self._clean = False
+            self._growing = None
             run(self, False, events)
         self._settle()
         self._clean = clean = holds_a_run(self)
