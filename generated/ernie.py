@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "317e2f694cefe4e92947346ea4e0ed62d8c2e3c024d4e19ed521407efc5f627a"
@@ -137,18 +138,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'thinking': pattern '(?:^|<think>\\s*)'
-    m = _OPEN_THINKING.search(buf, pos, partial=True)
+    m = search_ahead(memo, 0, _OPEN_THINKING, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -158,7 +159,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, 0, None, 1
     # open 'tool_calls': pattern '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 1, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -173,8 +178,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     # close 'content': pattern '\\n?</response>|</s>'
     # Searched only where it may match: '<' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
-        _CLOSE_CONTENT.search(buf, pos, partial=True)
-        if buf.find("<", pos) >= 0 or (n > pos and buf[-1] in "\n")
+        search_ahead(memo, 2, _CLOSE_CONTENT, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0 or (n > pos and buf[-1] in "\n")
         else None
     )
     if m is not None:
@@ -190,7 +195,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, -2, None, 3
     # open 'response_start': pattern '<response>\\n?'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_RESPONSE_START.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 3, _OPEN_RESPONSE_START, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -293,7 +302,7 @@ _FAST_OUTSIDE = Fast("<", "\n", False, False, True)
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'thinking': pattern '</think>\\s*|</s>'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -327,7 +336,7 @@ _FAST_IN_THINKING = Fast("<", "", False, False, False)
 
 
 # Inside 'response_start': only its close is watched.
-def _scan_in_response_start(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_response_start(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'response_start': pattern ''
     m = _CLOSE_RESPONSE_START.search(buf, pos, partial=True)
@@ -354,7 +363,7 @@ def _eos_in_response_start(buf: str, pos: int, memo: list[Any]) -> tuple[int, in
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '</tool_call>|(?=</s>)'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)

@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import any_ahead, search_ahead
 from rtc.runtime.content import json_with
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "015c34b368aee33b9794782ef1c242c18a75c56d219b07bea47f2640468bd575"
@@ -142,19 +143,19 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>', '<channel|>', '<tool_call|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 0, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
         start, end, target, found, rank = i, j, -2, None, 2
     else:
@@ -163,7 +164,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # open 'reasoning_content': pattern '<\\|channel>(?:thought(?:\\n|(?=<))|(?=[^t]|t(?:[^h]|h(?:[^o]|...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_REASONING_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 1, _OPEN_REASONING_CONTENT, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -177,7 +182,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, 0, None, 0
     # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[^<]*(?:<(?!\\|tool_c...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -249,7 +258,9 @@ _FAST_OUTSIDE = Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT_LITE
 
 
 # Inside 'reasoning_content': only its close is watched.
-def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning_content(
+    buf: str, pos: int, memo: list[Any]
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '<channel\\|>|(?=<\\|channel>)|<turn\\|>|<\\|tool_response>|<eos>'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -281,7 +292,7 @@ _FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': literal '<tool_call|>'
     i = buf.find(_CLOSE_TOOL_CALLS, pos)

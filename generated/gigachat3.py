@@ -15,12 +15,13 @@ import re
 from typing import Any
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import any_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "3691e5c4ccffd201005286e4e989b6b709b86d7c30f54748b03e0fce0f984cf7"
@@ -92,19 +93,19 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'tool_calls': literals ['<|message_sep|>\n\nfunction call...', '<|function_call|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _OPEN_TOOL_CALLS_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 0, buf, _OPEN_TOOL_CALLS_LITERALS, pos)
     if i >= 0:
         start, end, target, found, rank = i, j, 0, None, 0
     else:
@@ -113,7 +114,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': literals ['<|message_sep|>', '</s>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 1, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
         if (
             target == -1
@@ -191,7 +192,7 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': literals ['<|message_sep|>', '</s>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.

@@ -17,6 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import find_ahead, search_ahead
 from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
@@ -30,7 +31,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "0c8b11731b311cef531195142e388fbdddbbf6277dac84623837bc283beaf858"
@@ -169,18 +170,18 @@ def _finish_builtin_tool_calls(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the null sink (no implicit field: text here is dropped).
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'thinking': literal '<|channel|>analysis<|message|>'
-    i = buf.find(_OPEN_THINKING, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_THINKING, pos)
     if i >= 0:
         j = i + _OPEN_THINKING_LEN
         start, end, target, found, rank = i, j, 0, None, 2
@@ -191,8 +192,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant|^)\\s*to=(?P<recipient>(?:assistant|b...'
     # Searched only where it may match: '<t' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
-        _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos, partial=True)
-        if buf.find("<", pos) >= 0 or buf.find("t", pos) >= 0 or (n > pos and buf[-1] in SPACE_STR)
+        search_ahead(memo, 1, _OPEN_BUILTIN_TOOL_CALLS, buf, pos, True)
+        if memo
+        or buf.find("<", pos) >= 0
+        or buf.find("t", pos) >= 0
+        or (n > pos and buf[-1] in SPACE_STR)
         else None
     )
     if m is not None:
@@ -226,7 +230,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, 2, m, 3
     # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 3, _OPEN_CONTENT, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -336,7 +344,7 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'thinking': literals ['<|end|>', '<|return|>', '<|call|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
@@ -373,7 +381,7 @@ _FAST_IN_THINKING = Fast("<", "", False, False, False, pending=((_CLOSE_THINKING
 
 
 # Inside 'content': only its close is watched.
-def _scan_in_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'content': literals ['<|end|>', '<|return|>', '<|call|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
@@ -410,7 +418,7 @@ _FAST_IN_CONTENT = Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT_L
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
@@ -449,7 +457,9 @@ _FAST_IN_TOOL_CALLS = Fast(
 
 
 # Inside 'builtin_tool_calls': only its close is watched.
-def _scan_in_builtin_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_builtin_tool_calls(
+    buf: str, pos: int, memo: list[Any]
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'builtin_tool_calls': literals ['<|call|>', '<|end|>', '<|return|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.

@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import find_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, find_literal, literal_tail, match_spaces
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "7a25f1a249dc513aab44ea350cccc4208a6afb0b433864abb39a2f2b91bf237c"
@@ -91,18 +92,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'tool_calls': pattern '<function_call>\\s*'
-    i = buf.find(_OPEN_TOOL_CALLS, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_TOOL_CALLS, pos)
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         if j < n and buf[j].isspace():
@@ -118,7 +119,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 1, _CLOSE_CONTENT, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -180,7 +185,7 @@ _FAST_OUTSIDE = Fast("<", "", False, False, False, pending=((_OPEN_TOOL_CALLS, F
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
     # Searched only where it may match: '<' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)

@@ -17,6 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import any_ahead, find_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
@@ -33,7 +34,7 @@ from rtc.runtime.matching import (
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "5ac667b9fe605586211487a762ea49daebef9057dbd2cc1095a0fca35568e50b"
@@ -151,18 +152,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '<think>'
-    i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -171,7 +172,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '<tool_calls>\\s*'
-    i = buf.find(_OPEN_TOOL_CALLS, pos)
+    i = find_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos)
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         if j < n and buf[j].isspace():
@@ -191,7 +192,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': literals ['<answer>', '</answer>', '</think>', '<|eos|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 2, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
         if (
             target == -1
@@ -313,7 +314,9 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'reasoning_content': only its close is watched.
-def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning_content(
+    buf: str, pos: int, memo: list[Any]
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\\|eos\\|>'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -345,7 +348,7 @@ _FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\s*</tool_calls>'
     i = buf.find(_CLOSE_TOOL_CALLS_AFTER_WS, pos)

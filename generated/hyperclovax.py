@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import find_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "940898c3a8eac410f63432b65e6691656f7f4bd66c1e5ddd91e0bcf5f3f8efc4"
@@ -123,18 +124,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '/think\n'
-    i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -145,8 +146,9 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     # open 'tool_calls': pattern '(?:(?:<\\|im_start\\|>assistant)?[ \\t]{0,8}-> tool/function_ca...'
     # Searched only where it may match: ',-<' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
-        _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if buf.find(",", pos) >= 0
+        search_ahead(memo, 1, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo
+        or buf.find(",", pos) >= 0
         or buf.find("-", pos) >= 0
         or buf.find("<", pos) >= 0
         or (n > pos and buf[-1] in SPACE_STR)
@@ -165,7 +167,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': pattern '(?:<\\|im_end\\|>|<\\|endofturn\\|>|<\\|stop\\|>|<\\|im_start\\|>ass...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 2, _CLOSE_CONTENT, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -241,7 +247,9 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'reasoning_content': only its close is watched.
-def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning_content(
+    buf: str, pos: int, memo: list[Any]
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '<\\|im_end\\|>\\s*|(?=<\\|endofturn\\|>|<\\|stop\\|>)'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -273,7 +281,7 @@ _FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '(?<=\\})\\s*\\}(?:(?=\\s*,\\s*\\{)|\\s*\\])|(?=<\\|im_end\\|>|<\\|endof...'
     # Searched only where it may match: '<}' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)

@@ -17,13 +17,14 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import find_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "6718eca292e6a101f966bd7e1e5b593101bc896f773990f555a960cbdeda44b8"
@@ -105,18 +106,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'tool_calls': literal '<tool_calls>'
-    i = buf.find(_OPEN_TOOL_CALLS, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_TOOL_CALLS, pos)
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -126,7 +127,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': pattern '(?:<\\|eom\\|>)\\s*'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 1, _CLOSE_CONTENT, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -185,7 +190,7 @@ _FAST_OUTSIDE = Fast("<", "", False, False, False, pending=((_OPEN_TOOL_CALLS, F
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '</tool_calls>|(?=<\\|eom\\|>)'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)

@@ -17,6 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import any_ahead, find_ahead, search_ahead
 from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
@@ -30,7 +31,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "d9358881a78b1e4f1a21e4c07d1a2e1c3987bdf4978a1d4ebea26fe0174f6370"
@@ -192,18 +193,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'thinking': literal '<think>'
-    i = buf.find(_OPEN_THINKING, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_THINKING, pos)
     if i >= 0:
         j = i + _OPEN_THINKING_LEN
         start, end, target, found, rank = i, j, 0, None, 1
@@ -213,7 +214,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': literals ['<|im_end|>', '<|tool_call_end|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 1, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
         if (
             target == -1
@@ -228,8 +229,9 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|^\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w....'
     # Searched only where it may match: ')<[' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
-        _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if buf.find(")", pos) >= 0
+        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo
+        or buf.find(")", pos) >= 0
         or buf.find("<", pos) >= 0
         or buf.find("[", pos) >= 0
         or (n > pos and buf[-1] in SPACE_STR)
@@ -248,7 +250,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, 1, m, 2
     # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_EMPTY_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 3, _OPEN_EMPTY_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -379,7 +385,7 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'thinking': pattern '</think>\\s*|(?=<think>)|<\\|im_end\\|>'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -411,7 +417,7 @@ _FAST_IN_THINKING = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\)\\s*\\]\\s*(?:<\\|tool_call_end\\|>)?|(?=\\)\\s*,\\s*[\\w.]+\\()'
     # Searched only where it may match: ')' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -443,7 +449,9 @@ _FAST_IN_TOOL_CALLS = Fast(")", "", False, False, False)
 
 
 # Inside 'empty_tool_calls': only its close is watched.
-def _scan_in_empty_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_empty_tool_calls(
+    buf: str, pos: int, memo: list[Any]
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'empty_tool_calls': pattern ''
     m = _CLOSE_EMPTY_TOOL_CALLS.search(buf, pos, partial=True)

@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import any_ahead, search_ahead
 from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "05c19a27292bdeaed7227fc67dea760baa2cb6f2485f845890145bc4dba13e61"
@@ -99,19 +100,19 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # close 'content': literals ['<|eot_id|>', '<|eom_id|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 0, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
         start, end, target, found, rank = i, j, -2, None, 1
     else:
@@ -121,8 +122,8 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...'
     # Searched only where it may match: '<{' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
-        _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if buf.find("<", pos) >= 0 or buf.find("{", pos) >= 0
+        search_ahead(memo, 1, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0 or buf.find("{", pos) >= 0
         else None
     )
     if m is not None:
@@ -185,7 +186,7 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s...'
     m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)

@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import find_ahead, search_ahead
 from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "e9664fd4b67e940da25380aedf7e5198fba673b77f9c2035fdd052e3b7cbbf91"
@@ -121,18 +122,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'thinking': literal '[THINK]'
-    i = buf.find(_OPEN_THINKING, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_THINKING, pos)
     if i >= 0:
         j = i + _OPEN_THINKING_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -142,7 +143,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': literal '</s>'
     i = (
-        buf.find(_CLOSE_CONTENT, pos)
+        (find_ahead(memo, 1, buf, _CLOSE_CONTENT, pos))
         if target == -1
         else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
     )
@@ -163,7 +164,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)(?:\\s*(?:\\[CALL_ID\\]\\s*\\...'
     # Searched only where it may match: '[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("[", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("[", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -260,7 +265,7 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'thinking': pattern '\\[/THINK\\]\\s*|</s>'
     # Searched only where it may match: '<[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -298,7 +303,7 @@ _FAST_IN_THINKING = Fast(frozenset("<["), "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
     m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)

@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import find_ahead, search_ahead
 from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "89a3bf0e8e89e69d77ca64dc7a626629aa066a66feeffa3d50a69d27710dfafd"
@@ -134,18 +135,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'think_end': literal '[/THINK]'
-    i = buf.find(_OPEN_THINK_END, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_THINK_END, pos)
     if i >= 0:
         j = i + _OPEN_THINK_END_LEN
         start, end, target, found, rank = i, j, 1, None, 0
@@ -155,7 +156,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': literal '</s>'
     i = (
-        buf.find(_CLOSE_CONTENT, pos)
+        (find_ahead(memo, 1, buf, _CLOSE_CONTENT, pos))
         if target == -1
         else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
     )
@@ -175,7 +176,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
         if i < hold:
             hold = i
     # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
-    m = _OPEN_THINKING.search(buf, pos, partial=True)
+    m = search_ahead(memo, 2, _OPEN_THINKING, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -189,7 +190,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, 0, None, 1
     # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\...'
     # Searched only where it may match: '[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("[", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 3, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("[", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -299,7 +304,7 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'thinking': only its close is watched.
-def _scan_in_thinking(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'thinking': pattern '\\[/THINK\\]\\s*|</s>'
     # Searched only where it may match: '<[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -337,7 +342,7 @@ _FAST_IN_THINKING = Fast(frozenset("<["), "", False, False, False)
 
 
 # Inside 'think_end': only its close is watched.
-def _scan_in_think_end(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_think_end(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'think_end': pattern ''
     m = _CLOSE_THINK_END.search(buf, pos, partial=True)
@@ -364,7 +369,7 @@ def _eos_in_think_end(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, in
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
     m = _CLOSE_TOOL_CALLS.search(buf, pos, partial=True)

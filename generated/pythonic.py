@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import search_ahead
 from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import SPACE_STR
+from rtc.runtime.matching import LONG_SPAN, SPACE_STR
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "3baa011b267c659552908b4b66943fe5237dfd6196e3ffcbf28851b3030a8324"
@@ -137,12 +138,12 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
@@ -150,8 +151,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
     # open 'tool_calls': pattern '(?:\\[\\s*|(?<=\\))\\s*,\\s*)(?P<name>[\\w.-]+)\\((?<![^\\[\\n]{4096}...'
     # Searched only where it may match: ',[' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
-        _OPEN_TOOL_CALLS.search(buf, pos, partial=True)
-        if buf.find(",", pos) >= 0 or buf.find("[", pos) >= 0 or (n > pos and buf[-1] in SPACE_STR)
+        search_ahead(memo, 0, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo
+        or buf.find(",", pos) >= 0
+        or buf.find("[", pos) >= 0
+        or (n > pos and buf[-1] in SPACE_STR)
         else None
     )
     if m is not None:
@@ -163,7 +167,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             start, end, target, found, rank = i, j, 0, m, 0
     # close 'content': pattern '(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _CLOSE_CONTENT.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 1, _CLOSE_CONTENT, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -218,7 +226,7 @@ _FAST_OUTSIDE = Fast(frozenset(",<["), SPACE_STR, False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...'
     # Searched only where it may match: ')<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)

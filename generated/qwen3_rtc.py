@@ -17,6 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import any_ahead, find_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
@@ -29,7 +30,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "bdfc26ab0f1fc436faaa8fa09725edf16f1eabc35222ae5e4442944f76f9dae8"
@@ -134,18 +135,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '<think>'
-    i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -155,7 +156,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # open 'tool_calls': literal '<tool_call>'
     i = (
-        buf.find(_OPEN_TOOL_CALLS, pos)
+        (find_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos))
         if target == -1
         else buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
     )
@@ -176,7 +177,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': literals ['<|im_end|>', '<|endoftext|>', '</think>', '</tool_call>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 2, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
         if (
             target == -1
@@ -295,7 +296,9 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'reasoning_content': only its close is watched.
-def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning_content(
+    buf: str, pos: int, memo: list[Any]
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftex...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -327,7 +330,7 @@ _FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\\|>)'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)

@@ -17,11 +17,12 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import find_ahead
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, match_spaces, one_search
 from rtc.runtime.openai import OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "b22950d667ace1cd67c0db9552fa9c32fba77ad96a3c6d2add0ec821e78c5e78"
@@ -112,18 +113,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'reasoning_content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'content': pattern '</think>\\s*'
-    i = buf.find(_OPEN_CONTENT, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_CONTENT_LEN
         if j < n and buf[j].isspace():
@@ -139,7 +140,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # open 'think_start': literal '<think>'
     i = (
-        buf.find(_OPEN_THINK_START, pos)
+        (find_ahead(memo, 1, buf, _OPEN_THINK_START, pos))
         if target == -1
         else buf.find(_OPEN_THINK_START, pos, start + _OPEN_THINK_START_LEN)
     )
@@ -160,7 +161,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
     i = (
-        buf.find(_CLOSE_REASONING_CONTENT, pos)
+        (find_ahead(memo, 2, buf, _CLOSE_REASONING_CONTENT, pos))
         if target == -1
         else buf.find(_CLOSE_REASONING_CONTENT, pos, start + _CLOSE_REASONING_CONTENT_LEN)
     )
@@ -291,7 +292,7 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'think_start': only its close is watched.
-def _scan_in_think_start(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_think_start(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'think_start': pattern ''
     m = _CLOSE_THINK_START.search(buf, pos, partial=True)
@@ -318,7 +319,7 @@ def _eos_in_think_start(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, 
 
 
 # Inside 'content': only its close is watched.
-def _scan_in_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
     i = buf.find(_CLOSE_CONTENT, pos)

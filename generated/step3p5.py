@@ -17,12 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
+from rtc.runtime.ahead import any_ahead, find_ahead, search_ahead
 from rtc.runtime.content import missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(1, __name__)
+require_api(2, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "c745348898154acd8e6ab339001ccb62ec78e33419aec8ddd26ef46fb7ff2b90"
@@ -143,18 +144,18 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # (start, end, target, match). The candidate is the best committable delimiter (target = the
 # field index to open, -2 = close the current region, -1 = none), chosen like the reference
 # (earliest start, then longest, then open before close and field name: the rank); hold is where
-# pending delimiter text begins. At the end of the stream the text no longer changes: each
-# result is remembered in `memo` (search position, start, ...) while it is still ahead.
+# pending delimiter text begins. The text does not change during a pass: search results are
+# remembered in `memo` (search position, start, ...) while still ahead (rtc.runtime.ahead).
 
 
 # Outside explicit regions: the implicit field 'content'.
-def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     hold = n
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '<think>'
-    i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -164,7 +165,7 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # close 'content': literals ['</think>', '<|im_end|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, n + 1)
+    i, j = any_ahead(memo, 1, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
         if (
             target == -1
@@ -178,7 +179,11 @@ def _scan_outside(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
             hold = i
     # open 'tool_calls': pattern '(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = _OPEN_TOOL_CALLS.search(buf, pos, partial=True) if buf.find("<", pos) >= 0 else None
+    m = (
+        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -270,7 +275,9 @@ _FAST_OUTSIDE = Fast(
 
 
 # Inside 'reasoning_content': only its close is watched.
-def _scan_in_reasoning_content(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_reasoning_content(
+    buf: str, pos: int, memo: list[Any]
+) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\\|im_end\\|>'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -302,7 +309,7 @@ _FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
 
 
 # Inside 'tool_calls': only its close is watched.
-def _scan_in_tool_calls(buf: str, pos: int) -> tuple[int, int, int, int, Any]:
+def _scan_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
     # close 'tool_calls': pattern '</tool_call>'
     i = buf.find(_CLOSE_TOOL_CALLS, pos)

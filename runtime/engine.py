@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from . import oneshot
+from .ahead import NO_MEMO
 from .fast_path import (
     TRIM_SLACK,
     Fast,
@@ -33,6 +34,7 @@ from .fast_path import (
     region_tuple,
 )
 from .loop import CLOSE, NONE, Eos, LoopError, Scan, run
+from .matching import LONG_SPAN
 from .oneshot import NO_PREFIX
 from .tools import read_tools
 
@@ -80,7 +82,8 @@ def _routed(p: CompiledParser, events: list[dict[str, Any]]) -> bool:
     cur = p.region
     buf = p._buf
     pos = p._pos
-    hold, _, _, target, _ = p._scan[cur + 1](buf, pos)
+    memo = [None] * p._memo_size if len(buf) - pos >= LONG_SPAN else NO_MEMO
+    hold, _, _, target, _ = p._scan[cur + 1](buf, pos, memo)
     if target != NONE:
         return False
     if hold > pos:

@@ -11,14 +11,18 @@ reference keeps the state it had at that point, and a later call continues from 
 A generated module provides, per parser state (indexed by the current field + 1, 0 being the
 null sink):
 
-- ``_scan[state](buf, pos) -> (hold, start, end, target, match)``: partial mode (streaming);
+- ``_scan[state](buf, pos, memo) -> (hold, start, end, target, match)``: partial mode
+  (streaming);
 - ``_eos[state](buf, pos, memo) -> (start, end, target, match)``: the end of the stream (a
   delimiter found at the very end, an empty match, is not returned: nothing is pending at the
   end of the stream, so the reference's hold is there and vetoes it);
 
 where ``target`` is the field index a committable delimiter opens, ``CLOSE`` for the close of
 the current region, ``NONE`` for no committable delimiter; ``hold`` is where pending delimiter
-text starts; ``match`` the open pattern's match when its named groups are captured.
+text starts; ``match`` the open pattern's match when its named groups are captured; ``memo``
+one slot per watched delimiter where searches are remembered for the rest of the pass (the
+buffer does not change during it): always at the end of the stream, and in partial mode over
+spans of ``LONG_SPAN`` characters or more (``rtc.runtime.ahead``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .ahead import NO_MEMO
+from .matching import LONG_SPAN
 from .tools import coerce_tool_calls
 
 if TYPE_CHECKING:
@@ -40,7 +46,7 @@ STORE_SET = 0
 STORE_APPEND = 1
 STORE_JOIN = 2
 
-Scan = Callable[[str, int], tuple[int, int, int, int, Any]]
+Scan = Callable[[str, int, list[Any]], tuple[int, int, int, int, Any]]
 Eos = Callable[[str, int, list[Any]], tuple[int, int, int, Any]]
 
 
@@ -117,7 +123,8 @@ def run(p: CompiledParser, eos: bool, events: list[dict[str, Any]] | None) -> No
     rich = events is not None
     # Only delimiters that can match the empty string can commit without consuming text.
     may_stall = cls._may_stall
-    memo: list[Any] = [None] * cls._memo_size if eos else []
+    # Searches remembered for this pass (a short span in partial mode needs none: see ahead).
+    memo = [None] * cls._memo_size if eos or n - pos >= LONG_SPAN else NO_MEMO
     stalled: set[tuple[int, int, bool, bool]] | None = None
     opening = p._opening  # serving: the text of the current region's opening delimiter
     try:
@@ -128,7 +135,7 @@ def run(p: CompiledParser, eos: bool, events: list[dict[str, Any]] | None) -> No
                 start, end, target, match = scanners[cur + 1](buf, pos, memo)
                 stop = n if target == -1 else start
             else:
-                stop, start, end, target, match = scanners[cur + 1](buf, pos)
+                stop, start, end, target, match = scanners[cur + 1](buf, pos, memo)
                 if target != -1:
                     stop = start
             if may_stall and target != -1 and end <= pos:

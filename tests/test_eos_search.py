@@ -175,8 +175,12 @@ def test_shaped_patterns_are_the_partial_search(data: st.DataObject, words: list
     compiled = regex.compile(pattern, regex.DOTALL)
     buf = "".join(words)
     n = len(buf)
+    # Searching from each position in turn, as one pass of the loop does: remembered (a memo
+    # kept across the positions, as over a long span) and not (the empty memo).
+    memo = [None] * module.ResponseParser._memo_size
     for pos in range(n + 1):
-        hold, start, end, target, _ = module._scan_outside(buf, pos)
+        hold, start, end, target, _ = module._scan_outside(buf, pos, [])
+        assert module._scan_outside(buf, pos, memo) == (hold, start, end, target, _)
         m = compiled.search(buf, pos, partial=True)
         if m is None:
             want: Any = (n, None)

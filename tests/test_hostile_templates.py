@@ -160,6 +160,8 @@ IDENTIFIERS = [
     "_finish_x_2",
     "_scan_outside",
     "_scan_in_x",
+    "memo",
+    "search_ahead",
     "_eos_outside",
     "_eos_in_x",
     "_OPEN_X",

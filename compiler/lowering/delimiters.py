@@ -45,7 +45,7 @@ from rtc.runtime.matching import SPACE_CHARS
 from ..literals import comment_text
 from ..model import Delimiter, Field
 from ..plan import Growing, Shape, Watch
-from ..regex_syntax import CharSet, parse
+from ..regex_syntax import CharSet, parse, start_sensitive
 from ..regex_syntax import nodes as rn
 from ..regex_syntax.fast_paths import (
     dollar_alternative,
@@ -259,7 +259,20 @@ def _pattern_watch(
                 " (its re twin on ASCII text)" if pattern.twin.ascii_only else " (its re twin)"
             )
         how = engine + (" (long text: between its literal prefix)" if pattern.prefix else "")
-        w = Watch(shape=shape, pattern=pattern, streamed=pattern, **flags, **base)
+        searched = guarded or source
+        # Remembered over a long span only where a match at a position depends on nothing
+        # but the text (rtc.runtime.ahead): not where it depends on where the search started.
+        remembered = not start_sensitive(parse(searched)) and not jumps_back(searched)
+        if remembered:
+            ns.imports.add("matching", "LONG_SPAN")
+        w = Watch(
+            shape=shape,
+            pattern=pattern,
+            streamed=pattern,
+            remembered=remembered,
+            **flags,
+            **base,
+        )
         core = None
     if back_over_ws:
         how += ", back over leading whitespace"

@@ -97,6 +97,7 @@ def _state(
     for w, _ in ordered:
         watches.append(replace(w, memo=memo))
         memo += 1
+    _import_ahead(ns, watches)
     fast = _fast([facts for _, facts in ordered])
     if fast is not None:
         fast = replace(fast, pending=pending_literals(watches))
@@ -111,6 +112,22 @@ def _state(
         growing=tuple(w.growing for w in watches if w.growing is not None),
     )
     return state, memo
+
+
+def _import_ahead(ns: Namespace, watches: list[Watch]) -> None:
+    """The ``rtc.runtime.ahead`` helpers the state's searches call (see search.j2): where it
+    watches several delimiters (one watch alone needs no memo: what it finds ends its region,
+    or the pass), and always for ``R|$``/``R|\\Z`` and for the literal a look-ahead looks for
+    (searched by the same code in both kinds of state)."""
+    for w in watches:
+        if not (len(watches) > 1 or w.end or w.shape is Shape.LOOKAHEAD):
+            continue
+        if w.shape is Shape.LITERALS:
+            ns.imports.add("ahead", "any_ahead")
+        elif w.literal is not None:
+            ns.imports.add("ahead", "find_ahead")
+        elif w.remembered:
+            ns.imports.add("ahead", "search_ahead")
 
 
 _ONE_SEARCH = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES, Shape.LITERALS)
