@@ -242,7 +242,7 @@ def test_function_api_abuse_structure() -> None:
     for entry in looping["fragments"]:
         assert entry["chars"][1] > 3 * entry["chars"][0]
         assert {"status", "small_us", "big_us", "growth"} <= set(entry["stream"])
-    assert set(looping["worst"]) == {"one-shot", "stream"}
+    assert set(looping["worst"]) == {"one-shot", "stream", "fed-whole"}
     table = _table([record], bench.summarize([record], config))
     assert "abuse (" in table and "looping generations (" in table
     assert "looping generation, 4x the text" in table

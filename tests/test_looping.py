@@ -4,9 +4,9 @@ Models loop: a degenerate generation repeats one fragment until ``max_tokens``, 
 the format's own delimiters. For every catalogue family, each fragment its template yields
 (``rtc.compiler.lint.repetitions``: its delimiters, call heads, parameter tags, and whitespace
 where its patterns take runs of it) is repeated after a short opening into a text of about
-:data:`SIZE` characters and into one four times longer, and parsed one shot and streamed in
-16-character chunks. The work is counted, never timed (``rtc.compiler.lint.work``: the
-characters the parser's searches examine, each regex attempt by its extent), so the check is
+:data:`SIZE` characters and into one four times longer, and parsed one shot, streamed in
+16-character chunks and fed whole. The work is counted, never timed (``rtc.compiler.lint.work``:
+the characters the parser's searches examine, each regex attempt by its extent), so the check is
 exact and the same on every machine: the longer text must cost under :data:`GROWTH` times
 the shorter one (linear work gives 4, quadratic 16).
 
@@ -44,7 +44,9 @@ PER_CHARACTER = 400
 
 ONE_SHOT = "one shot"
 STREAMED = "in 16-character chunks"
-BOTH = (ONE_SHOT, STREAMED)
+WHOLE = "fed whole"
+"""One ``feed()`` of the whole text, then ``finalize()``: how ``parse_openai`` (and a server
+that does not stream) reads a generation."""
 WHITESPACE = "whitespace runs"
 INSIDE = "fields.tool_calls: whitespace runs inside"
 
@@ -52,17 +54,11 @@ INSIDE = "fields.tool_calls: whitespace runs inside"
 # lint.repetitions names them) and the modes whose work still grows faster than the text.
 # Every other fragment of these families, and every fragment of every other family, is held to
 # linear work. Streamed chunks are counted through feed()'s fast path, as production takes it
-# (a trailing whitespace run it holds back is not searched again on every chunk). The reasons,
-# by group:
+# (a trailing whitespace run it holds back is not searched again on every chunk). A text fed
+# whole is one pass of the loop over many regions: its searches are remembered while their
+# answer is still ahead (rtc.runtime.ahead), or a delimiter that never occurs would be sought
+# to the end again in every region (46 families before). What is left:
 #
-# A partial pass one shot: llama3's close matches where the JSON value that began the region
-# ends and then takes the closing brace (\G(?:(?&jv)\K|(?<=\}))\s*\}...): its \K comes before
-# more of the match, so one end-of-stream pass is not the reference's feed() and finalize()
-# (regex_syntax.context.settles_where_it_starts; tests/test_one_pass.py shows a text where it
-# differs), and it parses one shot by the streaming loop, whose partial-mode searches are not
-# remembered between commits: after each repeated end marker, an open that never occurs is
-# searched to the end of the text again. (granite3 and the mistral families, whose \K ends
-# the match, take one pass.)
 # Whitespace inside a call, after its value, where only the close is watched (runs before a
 # \s*-led delimiter are searched once, behind regex_syntax.runs' guard; streaming, the fast
 # path holds a trailing run, or keeps holding a run the general path held, where
@@ -71,7 +67,7 @@ INSIDE = "fields.tool_calls: whitespace runs inside"
 # \G(?:(?&jv)\K|(?<=\}))\s*\}... has no fast path (\G): the general path searches the held run
 # again on every feed.
 SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
-    "llama3": {"fields.content.close": (ONE_SHOT,), INSIDE: (STREAMED,)},
+    "llama3": {INSIDE: (STREAMED,)},
 }
 
 
@@ -89,8 +85,7 @@ def slow_fragments(
     for fragment in fragments(validate(template)):
         times = times_for(fragment.text, size)
         short, long = fragment.generation(times), fragment.generation(4 * times)
-        for chunk in (None, CHUNK):
-            how = ONE_SHOT if chunk is None else STREAMED
+        for how, chunk in ((ONE_SHOT, None), (STREAMED, CHUNK), (WHOLE, len(long))):
             if how in (skip or {}).get(fragment.source, ()):
                 continue
             if only is not None and how not in only.get(fragment.source, ()):
@@ -132,7 +127,7 @@ def test_every_family_is_checked() -> None:
 
 def test_the_check_catches_a_call_head_read_to_the_end_at_every_repetition() -> None:
     template = json.loads((DATA / "llama3_recursive_lookahead.json").read_text(encoding="utf-8"))
-    slow = slow_fragments(template, size=300)
+    slow = slow_fragments(template, size=600)  # (both texts above LONG_SPAN, as with SIZE)
     assert any(s.startswith('\'{"name":"f","parameters":\'') for s in slow), slow
     assert any("one shot" in s for s in slow) and any("chunks" in s for s in slow), slow
 

@@ -3,8 +3,9 @@
 A looping model repeats one fragment of its own format until ``max_tokens`` (an end marker, a
 tool-call head, a parameter tag, whitespace: ``rtc.compiler.lint.repetitions``). Each fragment
 is repeated after a short opening into a text of about ``looping_size`` characters and into one
-four times longer, parsed one shot and streamed in 16-character chunks; the time of the longer
-over the shorter is the growth (4 for linear work, 16 for quadratic). The tests count the same
+four times longer, parsed one shot, streamed in 16-character chunks and fed whole (one
+``feed()``, as ``parse_openai`` reads a generation); the time of the longer over the shorter is
+the growth (4 for linear work, 16 for quadratic). The tests count the same
 work exactly (``tests/test_looping.py``); these are the times. The reference runs on the
 fragment rtc found slowest, for contrast, under its usual cap.
 """
@@ -67,14 +68,15 @@ def looping_runs(sides: Sides, config: BenchConfig, say: Progress, name: str) ->
     return out
 
 
-MODES = ("one-shot", "stream")
+MODES = ("one-shot", "stream", "fed-whole")
 
 
 def _op(sides: Sides, mode: str, text: str, config: BenchConfig, side: str = "rtc") -> Op:
     """rtc's (or the preloaded reference's) one-shot parse or 16-character stream of ``text``."""
     if mode == "one-shot":
         return sides.oneshot_ops(text, config)["rtc" if side == "rtc" else "reference_loaded"]
-    return sides.stream_ops(chunked(text, CHUNK), config)[side]
+    chunks = [text] if mode == "fed-whole" else chunked(text, CHUNK)
+    return sides.stream_ops(chunks, config)[side]
 
 
 def _growth(ops: list[Op], config: BenchConfig, deadline: float) -> dict[str, Any]:

@@ -163,7 +163,9 @@ def _looping_lines(looping: dict[str, Any]) -> list[str]:
     for mode, worst in looping.get("worst", {}).items():
         entry = looping["fragments"][worst["index"]]
         head = f" after {entry['head']!r}" if entry["head"] else ""
-        how = "one shot" if mode == "one-shot" else f"{looping['chunk']}-char chunks"
+        how = {"one-shot": "one shot", "fed-whole": "fed whole"}.get(
+            mode, f"{looping['chunk']}-char chunks"
+        )
         run = entry[mode]
         line = (
             f"    rtc       {how}: {num(run['growth'], 'x')} ({num(run['small_us'])} / "
