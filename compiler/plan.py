@@ -136,7 +136,7 @@ class Watch:
     # in text from the search position that holds no core character and does not end in a
     # lead one (see lowering.delimiters.skippable); None: always searched.
     needs: tuple[str, str] | None = None
-    growing: Growing | None = None  # its held match may keep growing through whitespace
+    growing: tuple[Growing, ...] = ()  # how its held match may keep growing through whitespace
     # A search of it from one position may answer later ones in the same pass (rtc.runtime.ahead):
     # a literal, or a pattern whose match at a position depends only on the text there.
     remembered: bool = True

@@ -72,6 +72,11 @@ _OPEN_TOOL_CALLS_GROWS = regex.compile(
     '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\\\.)*)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*',
     regex.DOTALL,
 )
+# open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS_2 = regex.compile(
+    '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\\\.)*)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*(?&jv)\\s*(?(DEFINE)(?P<jv>\\{\\s*(?!"name"\\s*:\\s*(?&js)\\s*,\\s*"(?:parameters|arguments)"\\s*:)(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
+    regex.DOTALL,
+)
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s...'
 _CLOSE_TOOL_CALLS = regex.compile(
     '\\G(?:(?&jv)\\K|(?<=\\}))\\s*\\}\\s*(?:;\\s*)?(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
@@ -234,9 +239,9 @@ class ResponseParser(CompiledParser):
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
     _grows = (
-        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS),),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS), Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2)),
         (),
-        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS),),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS), Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2)),
     )
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

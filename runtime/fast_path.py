@@ -146,8 +146,12 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
     """The fast path's other cases (see Fast): text is held back before the chunk, or the
     chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
     what ``feed()`` (``events``) or ``feed_text()`` returns."""
-    if self._growing is not None and grown(self, text):
-        return [] if events else ""
+    if self._growing is not None:
+        if grown(self, text):
+            return [] if events else ""
+        # The chunk changes what is held (this path may commit it, or hold more): whether it
+        # still grows is read again after the general path.
+        self._growing = None
     _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending = fast
     if keep and self._tail:
         flush(self)

@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_fast_path import run, without_fast_path
 
 import rtc.generated
 from rtc.compiler import load
 from rtc.compiler.lint.repetitions import fragments
-from rtc.compiler.regex_syntax.growth import growth
+from rtc.compiler.regex_syntax.growth import Growth, growth, growths
 from rtc.compiler.validate import validate
 
 SETTINGS = settings(max_examples=40, derandomize=True, deadline=None, database=None)
@@ -61,34 +61,55 @@ OPENS = [
     # Refused: a longer look-ahead after a P that consumes, or after a one-character one.
     r"(?:<ab|<a)\s*(?=b\s\s)|<c>\s*(?=\[)",
     r"b\s*(?=\[)|(?<=x)\s*(?=b\s\s)",
+    # A run inside the look-ahead, after a settled value, before one character (llama3's head:
+    # (?=(?&jv)\s*\})); and near misses.
+    r"<a>\s*(?=\{[^{}]*\}\s*\])",
+    r"<a>(?=\d+\s*;)",
+    r"<a>\s*(?=(?&v)\s*\})(?(DEFINE)(?P<v>\{[^{}]*\}|\d+|\[(?&v)?\]))",
+    r"<a>(?=x?\s*\})",  # the value may be empty
+    r"<a>(?=\s*x\s*\})",  # it may begin with whitespace
+    r"<a>(?=\{\}\s*\s)",  # the last character may be whitespace
+    r"<a>(?=\{\}\s*\}\])",  # more than one character after the run
 ]
 PIECES = ["<a>", "<ab>", "<a>b", "<b>", "<x>", "<", "a", ">", "x", "{", "}", "[", "</c>", "</d>"]
-PIECES += ["y", "[a]", "[{", "x<a>", "b", "xb", "<ab"]
+PIECES += ["y", "[a]", "[{", "x<a>", "b", "xb", "<ab", "{}", "{x}", "7", "]", ";", "[]"]
 SPACES = [" ", "\n", "\n\n", "\t ", "\xa0", "\u2028", "\x1c", "   \n"]
 
 
 @pytest.mark.parametrize("open_", OPENS)
 @SETTINGS
+# A value between the head and the run (the run inside the look-ahead), always tried.
+@example(other="", before=[], head="<a>", value=["{}"], spaces=[" ", "\n"], after=["x"])
+@example(other="", before=["x"], head="<a>", value=["7"], spaces=["\t "], after=[";"])
 @given(
     other=st.sampled_from(["", r"\s*<b>", r"\n\n", "x", r"\{"]),
     before=st.lists(st.sampled_from(PIECES + SPACES), max_size=4),
     head=st.sampled_from(
         ["<a>", "<ab>", "<a>b", "<x> <a>", "<b>", "<a", "<a> ", "x", "[a]", "{", "<ab", "xb"]
     ),
+    value=st.lists(st.sampled_from(["{}", "{x}", "7", "[]", "x", "{", "]"]), max_size=2),
     spaces=st.lists(st.sampled_from(SPACES), min_size=1, max_size=6),
     after=st.lists(st.sampled_from(PIECES + SPACES), max_size=4),
 )
 def test_growing_matches_stream_as_the_general_path(
-    open_: str, other: str, before: list[str], head: str, spaces: list[str], after: list[str]
+    open_: str,
+    other: str,
+    before: list[str],
+    head: str,
+    value: list[str],
+    spaces: list[str],
+    after: list[str],
 ) -> None:
-    """Some text, an open (or something near it), whitespace chunks, more text: fed as drawn
-    and one character at a time."""
+    """Some text, an open (or something near it), perhaps a value, whitespace chunks, more
+    text: fed as drawn and one character at a time."""
     fields: dict[str, Any] = {"c": {"open_pattern": open_, "close": "</c>"}}
+    if "(?P<" in open_:
+        fields["c"]["transform"] = {"x": "{content}"}  # (named groups need one)
     if other:
         fields["d"] = {"open_pattern": other, "close": "</d>"}
     module = load({"start_anchor": "<S>", "fields": fields})
     parser = module.ResponseParser
-    chunks = [*before, head, *spaces, *after]
+    chunks = [*before, head, *value, *spaces, *after]
     for pieces in (chunks, list("".join(chunks))):
         assert run(parser, "", pieces) == run(without_fast_path(parser), "", pieces), pieces
 
@@ -127,6 +148,13 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
         r"b\s*(?=\[)|(?<=x)\s*(?=b\s\s)",
     ]
     assert [p for p in refused if accepted[p] is not None] == []
+    # Inside the look-ahead: a second check (growths), after the head's own where it has one.
+    inside = {pattern: growths(pattern) for pattern in OPENS[-7:]}
+    assert inside[r"<a>\s*(?=\{[^{}]*\}\s*\])"][-1].pattern == r"<a>\s*\{[^{}]*\}\s*"
+    assert inside[r"<a>(?=\d+\s*;)"] == (Growth(pattern=r"<a>\d+\s*"),)
+    assert len(inside[OPENS[-5]]) == 2  # (the DEFINE group goes with it)
+    # (the near misses get no check of their run inside: at most their head's)
+    assert [p for p in OPENS[-4:] if len(inside[p]) > (growth(p) is not None)] == []
 
 
 FAMILIES = rtc.generated.names()

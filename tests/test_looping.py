@@ -51,24 +51,16 @@ WHITESPACE = "whitespace runs"
 INSIDE = "fields.tool_calls: whitespace runs inside"
 
 # Found by this check and not yet made linear: each family, the fragment sources (as
-# lint.repetitions names them) and the modes whose work still grows faster than the text.
-# Every other fragment of these families, and every fragment of every other family, is held to
-# linear work. Streamed chunks are counted through feed()'s fast path, as production takes it
-# (a trailing whitespace run it holds back is not searched again on every chunk). A text fed
-# whole is one pass of the loop over many regions: its searches are remembered while their
-# answer is still ahead (rtc.runtime.ahead), or a delimiter that never occurs would be sought
-# to the end again in every region (46 families before). What is left:
-#
-# Whitespace inside a call, after its value, where only the close is watched (runs before a
-# \s*-led delimiter are searched once, behind regex_syntax.runs' guard; streaming, the fast
-# path holds a trailing run, or keeps holding a run the general path held, where
-# regex_syntax.runs proves it exact; a held match that keeps growing through the run is
-# appended to without a search where regex_syntax.growth proves it). Left: llama3's
-# \G(?:(?&jv)\K|(?<=\}))\s*\}... has no fast path (\G): the general path searches the held run
-# again on every feed.
-SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {
-    "llama3": {INSIDE: (STREAMED,)},
-}
+# lint.repetitions names them) and the modes whose work still grows faster than the text; none
+# today. Streamed chunks are counted through feed()'s fast path, as production takes it (a
+# trailing whitespace run it holds back is not searched again on every chunk). A text fed whole
+# is one pass of the loop over many regions: its searches are remembered while their answer is
+# still ahead (rtc.runtime.ahead), or a delimiter that never occurs would be sought to the end
+# again in every region (46 families before). Whitespace after an open that takes a run of it,
+# or inside a call after its value (llama3's \G(?:(?&jv)\K|(?<=\}))\s*\}..., the last entry
+# here), keeps a held match growing: regex_syntax.growth proves where such text is appended
+# without a search.
+SUPER_LINEAR: dict[str, dict[str, tuple[str, ...]]] = {}
 
 
 def slow_fragments(

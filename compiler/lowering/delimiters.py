@@ -56,7 +56,7 @@ from ..regex_syntax.fast_paths import (
     lookahead_literal,
     whitespace_led,
 )
-from ..regex_syntax.growth import growth
+from ..regex_syntax.growth import growths
 from ..regex_syntax.needs import needs
 from ..regex_syntax.runs import run_led, run_skipping, runs_stay
 from .context import jumps_back
@@ -127,22 +127,27 @@ def watch(
     return replace(w, growing=_growing(ns, delim, w, f"{role}_{f.name}")), facts
 
 
-def _growing(ns: Namespace, delim: Delimiter, w: Watch, stem: str) -> Growing | None:
+def _growing(ns: Namespace, delim: Delimiter, w: Watch, stem: str) -> tuple[Growing, ...]:
     """How the runtime checks that the delimiter's held match keeps growing through appended
-    whitespace (``regex_syntax.growth``), with the compiled pattern that check needs (the
+    whitespace (``regex_syntax.growth``), with the compiled pattern each check needs (the
     watch's own where it searches the whole delimiter)."""
-    found = growth(delim.pattern)
-    if found is None or (found.complete and not w.grows):
-        return None  # (a complete match at the end that is not held holds nothing)
-    ns.imports.add("engine", "Growing")
-    if found.pattern is None:
-        return Growing(literals=found.literals, stops=found.stops)
-    own = w.streamed
-    if found.whole and own is not None and own.source == repr(delim.pattern):
-        return Growing(pattern=own.name, stops=found.stops)
-    comment = f"{w.comment}: held while what follows keeps it growing"
-    name = ns.pattern(f"{stem}_grows", comment, found.pattern).name
-    return Growing(pattern=name, prefix=found.prefix, stops=found.stops)
+    out = []
+    for found in growths(delim.pattern):
+        if found.complete and not w.grows:
+            continue  # (a complete match at the end that is not held holds nothing)
+        ns.imports.add("engine", "Growing")
+        if found.pattern is None:
+            out.append(Growing(literals=found.literals, stops=found.stops))
+            continue
+        own = w.streamed
+        if found.whole and own is not None and own.source == repr(delim.pattern):
+            out.append(Growing(pattern=own.name, stops=found.stops))
+            continue
+        comment = f"{w.comment}: held while what follows keeps it growing"
+        suffix = "_grows" if not out else f"_grows_{len(out) + 1}"
+        name = ns.pattern(f"{stem}{suffix}", comment, found.pattern).name
+        out.append(Growing(pattern=name, prefix=found.prefix, stops=found.stops))
+    return tuple(out)
 
 
 def _shaped_watch(

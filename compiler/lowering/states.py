@@ -109,7 +109,7 @@ def _state(
         empty_at_end=bool(watches) and not jumpy and not any(w.can_be_empty for w in watches),
         long_text=any(w.shape in _LONG_TEXT for w in watches),
         combined=_combined(ns, suffix, watches),
-        growing=tuple(w.growing for w in watches if w.growing is not None),
+        growing=tuple(g for w in watches for g in w.growing),
     )
     return state, memo
 

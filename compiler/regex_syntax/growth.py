@@ -48,7 +48,19 @@ succeeds with its run ending before the end would be ``G``'s first success, whic
 end at the end. A path through ``P`` succeeds at ``h`` (it did before the chunk, so it does
 after it), so the partial match at ``h`` stays; a partial match holds the text from ``h``.
 
-In both cases the state's hold stays ``h``: every complete match of any delimiter starts at
+**Waits inside its look-ahead** (the only branch is ``P (?=X S C)``: ``X`` cannot match the empty
+string, begins with a character outside ``A`` and is settled as ``Y`` above, ``S`` a run, ``C``
+one character outside ``A``; ``P`` plain as above. llama3's call head waits so for the closing
+brace after the arguments' value: ``...:\\s*(?=(?&jv)\\s*\\})``; checked once: ``G = P X S``
+matches at ``h`` and ends at ``n``). The held match is partial: a complete one would have been
+committed (``C`` stands in the old text, before ``n``, so the match ends at ``P``'s end). After a
+chunk of ``A``: a path through ``P`` that reads past the old end ends in the chunk, where ``X``
+cannot begin; ``X`` settled matches there as before; ``S`` and then ``C`` need a character outside
+``A``, which only the old text holds, so a path that succeeds now succeeded before. ``G``'s path
+still runs to the new end, where ``C`` is sought: the partial match stays at ``h``. A delimiter
+may hold two checks (this one, and one of the kinds above for its head: ``growths``).
+
+In every case the state's hold stays ``h``: every complete match of any delimiter starts at
 ``h`` or later, and waits (a match at or after a pending one is not committed). The general
 path would route nothing and commit nothing: appending the chunk is exact.
 """
@@ -151,8 +163,11 @@ def _plain(nodes: list[n.Node]) -> bool:
 def _outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
     """``node`` cannot match the empty string, and no match of it begins with a character
     the run may grow by."""
-    if can_match_empty(tree, node):
-        return False
+    return not can_match_empty(tree, node) and _begins_outside(tree, node, stops)
+
+
+def _begins_outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
+    """No match of ``node`` begins with a character the run may grow by."""
     first = _firsts(tree, node, set())
     if first is None:
         return False
@@ -445,3 +460,42 @@ def _waiting(
         if prefix:
             return Growth(pattern=_span(pattern, p), prefix=prefix, stops=stops)
     return None
+
+
+def growths(pattern: str) -> tuple[Growth, ...]:
+    """Every check by which the pattern's held match keeps growing: ``growth``'s, then one
+    for a run inside its look-ahead (``_inside_look_ahead``)."""
+    found = [growth(pattern), _inside_look_ahead(pattern)]
+    return tuple(g for g in found if g is not None)
+
+
+@functools.lru_cache(maxsize=512)
+def _inside_look_ahead(pattern: str) -> Growth | None:
+    """The only branch is ``P (?=X S C)`` (module docstring: waits inside its look-ahead)."""
+    tree = parse(pattern)
+    if tree.error is not None or tree.outside is not None or not tree.known or tree.inline:
+        return None
+    branches = _branches(tree.root)
+    if len(branches) != 1:
+        return None
+    items = _direct(branches[0])
+    if not items or not _ahead(items[-1]) or not _plain(items[:-1]):
+        return None
+    inner = _flat(items[-1].body)  # type: ignore[attr-defined]
+    if len(inner) < 3 or (stops := _alphabet(inner[-2])) is None:
+        return None
+    x, last = n.Seq(inner[0].start, inner[-3].end, tuple(inner[:-2])), inner[-1]
+    if not (isinstance(last, (n.Char, n.Class)) and _outside(tree, last, stops)):
+        return None
+    if can_match_empty(tree, x) or not _begins_outside(tree, x, stops):
+        return None
+    if not _ends_outside(tree, x, stops):
+        return None
+    defines = [d for d in _all_items(branches[0]) if isinstance(d, n.Define)]
+    source = _span(pattern, items[:-1]) + _span(pattern, inner[:-1])
+    source += "".join(pattern[d.start : d.end] for d in defines)
+    return Growth(pattern=source, stops=stops or None) if parse(source).error is None else None
+
+
+def _all_items(branch: n.Node) -> list[n.Node]:
+    return list(branch.items) if isinstance(branch, n.Seq) else [branch]
