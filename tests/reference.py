@@ -183,9 +183,9 @@ class Reference(Engine):
 class Rtc(Engine):
     """A module compiled by ``rtc.compiler.load``.
 
-    ``long_searches``: run every end-of-stream search the way long texts are searched (by the
-    rarest character of a literal, jumping between occurrences of a pattern's literal prefix),
-    so short random texts exercise that code too.
+    ``long_searches``: run every search the way long texts are searched (by the rarest
+    character of a literal, jumping between occurrences of a pattern's literal prefix, each
+    pass of the loop remembering its searches), so short random texts exercise that code too.
     """
 
     def __init__(
@@ -210,10 +210,11 @@ class Rtc(Engine):
 
 @contextmanager
 def _long_searches(loaded: Any) -> Iterator[None]:
-    """Every span counts as long (``LONG_SPAN = 0``) in this module and in the runtime."""
-    from rtc.runtime import matching
+    """Every span counts as long (``LONG_SPAN = 0``) in this module and in the runtime (the
+    loop then remembers the searches of every pass: ``rtc.runtime.ahead``)."""
+    from rtc.runtime import engine, loop, matching
 
-    modules = [m for m in (loaded, matching) if hasattr(m, "LONG_SPAN")]
+    modules = [m for m in (loaded, matching, loop, engine) if hasattr(m, "LONG_SPAN")]
     saved = [m.LONG_SPAN for m in modules]
     for m in modules:
         m.LONG_SPAN = 0
@@ -428,7 +429,13 @@ class Comparison:
     def stream_problem(self, prefix: Any, tools: Any, chunks: Sequence[Any]) -> str | None:
         want = record_stream(self.ref, self.ref_loaded, prefix, tools, chunks)
         got = record_stream(self.rtc, self.rtc_loaded, prefix, tools, chunks)
-        if not (problem := diff_steps(want, got)):
+        if not (problem := diff_steps(want, got)) and isinstance(self.rtc, Rtc):
+            # The same stream again, every span searched as a long one (remembered in a pass).
+            with _long_searches(self.rtc_loaded):
+                got = record_stream(self.rtc, self.rtc_loaded, prefix, tools, chunks)
+            if problem := diff_steps(want, got):
+                problem = f"with long-text searches: {problem}"
+        if not problem:
             return None
         return self._report(problem, f"prefix = {prefix!r}\nchunks = {chunks!r}", tools, want, got)
 
