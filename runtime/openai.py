@@ -129,7 +129,7 @@ class OpenAIDeltaStream:
             id_factory=id_factory,
             on_error=on_error,
         )
-        if text:
+        if text and not stream._p._feed_whole(text):
             stream.feed(text)
         _, message, reason = stream.finish()
         return message, reason, stream.problems
