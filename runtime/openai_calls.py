@@ -134,7 +134,14 @@ class ParamPieces:
 
     def _pieces(self) -> list[str]:
         pieces = []
-        for match in self._params.finditer(self.body, self._scan):
+        # Every match ends with the end literal: none ends after its last occurrence, and
+        # stopping the search there gives the same matches (the pattern looks neither ahead
+        # nor at the end), while a value never closed is not read to the end again from every
+        # parameter head (a looping model writing heads: n² for n of body).
+        stop = self.body.rfind(self._end) + len(self._end)
+        if stop - len(self._end) < self._scan:
+            return pieces
+        for match in self._params.finditer(self.body, self._scan, stop):
             self._scan = match.end()
             key = match.group("key")
             value = match.group("value")

@@ -18,6 +18,7 @@ from rtc.compiler import load
 from rtc.compiler.lowering.serving import param_shape
 from rtc.compiler.regex_syntax.fast_paths import always_groups
 from rtc.generated import qwen3, qwen3_5
+from rtc.runtime.openai_calls import ParamPieces
 
 WEATHER = {
     "type": "function",
@@ -350,3 +351,23 @@ def test_rejected_raw_text(fields: dict[str, Any], chunks: list[str], content: s
         s.feed(chunk)
     assert s.finish()[1]["content"] == content
     assert [p["type"] for p in s.problems] == ["rejected"]
+
+
+# ParamPieces searches the body only up to the last end literal: the same parameters, in the
+# same order, as searching it all (a looping model's unclosed heads are not read again).
+_PARAM_WORDS = ["<parameter=k>", "<parameter=v>", " x ", "\n", "</parameter>", "1", "<", "y"]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, database=None)
+@given(words=st.lists(st.sampled_from(_PARAM_WORDS), max_size=14), size=st.integers(1, 9))
+def test_param_pieces_are_the_whole_search(words: list[str], size: int) -> None:
+    plan = next(p for p in qwen3_5.DeltaStream._calls if p is not None)
+    body = "".join(words)
+    pieces = ParamPieces(plan, None)
+    got = [piece for i in range(0, len(body), size) for piece in pieces.add(body[i : i + size])]
+    got += pieces.rest()
+    want = []
+    for n, m in enumerate(plan.params.finditer(body)):
+        key, value = json.dumps(m.group("key")), json.dumps(m.group("value"))
+        want.append(f"{', ' if n else '{'}{key}: {value}")
+    assert got == [*want, "}" if want else "{}"], body
