@@ -256,20 +256,6 @@ class CompiledParser:
 
     feed_text = feed_step(events=False)
 
-    def _feed_whole(self, text: str) -> bool:
-        """On a parser nothing was fed to (``DeltaStream.parse`` makes one for a whole text):
-        take ``text`` as the whole generation, for ``finalize()`` to read in its one
-        end-of-stream pass, where that commits what ``feed(text)`` and then ``finalize()``
-        would (``_whole_pass_exact``: the argument of one-shot parsing, from the same state,
-        after the prompt's pass); then True. Else nothing is done (False): feed it. A whole
-        text is then searched without allowing for more text (the regex module's partial
-        mode can cost the square of a long run of whitespace), and each search is remembered
-        while ahead."""
-        if not self.__class__._whole_pass_exact or self._finalized or not isinstance(text, str):
-            return False
-        self._buf += text
-        return True
-
     def cut(self) -> str:
         """End the current region without a value (a call cut off by the length limit);
         return its raw text so far, the held-back text included."""

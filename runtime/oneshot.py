@@ -141,6 +141,20 @@ def feed_and_finalize(
     return p.finalize()[0]
 
 
+def feed_whole(p: CompiledParser, text: str) -> bool:
+    """On a parser nothing was fed to (``DeltaStream.parse`` makes one for a whole text):
+    take ``text`` as the whole generation, for ``finalize()`` to read in its one end-of-stream
+    pass, where that commits what ``feed(text)`` and then ``finalize()`` would
+    (``_whole_pass_exact``: the argument by which ``parse_response`` takes one pass, from the
+    same state, after the prompt's pass); then True. Else nothing is done (False): feed it. A
+    whole text is then searched without allowing for more text (the regex module's partial
+    mode can cost the square of a long run of whitespace), each search remembered while ahead."""
+    if not p.__class__._whole_pass_exact or p._finalized or not isinstance(text, str):
+        return False
+    p._buf += text
+    return True
+
+
 def parse_list(
     cls: type[CompiledParser], texts: list[Any], prefix: Any, tools: Sequence[Any] | None
 ) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from .engine import CompiledParser, Serving
+from .oneshot import feed_whole
 from .openai_calls import CallDeltas, CallPlan
 from .openai_text import TextDeltas, problem
 
@@ -129,7 +130,7 @@ class OpenAIDeltaStream:
             id_factory=id_factory,
             on_error=on_error,
         )
-        if text and not stream._p._feed_whole(text):
+        if text and not feed_whole(stream._p, text):
             stream.feed(text)
         _, message, reason = stream.finish()
         return message, reason, stream.problems

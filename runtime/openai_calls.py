@@ -133,7 +133,7 @@ class ParamPieces:
         return [*pieces, end]
 
     def _pieces(self) -> list[str]:
-        pieces = []
+        pieces: list[str] = []
         # Every match ends with the end literal: none ends after its last occurrence, and
         # stopping the search there gives the same matches (the pattern looks neither ahead
         # nor at the end), while a value never closed is not read to the end again from every
