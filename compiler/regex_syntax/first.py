@@ -25,21 +25,26 @@ class _Unknown(Exception):
     pass
 
 
-def first_chars(tree: n.Tree, node: n.Node | None = None) -> CharSet | None:
+def first_chars(
+    tree: n.Tree, node: n.Node | None = None, complete: bool = False
+) -> CharSet | None:
     """Every character a match of ``node`` (default: the whole pattern) that consumes text
     can begin with; None if unknown. ``\\K`` makes it unknown: the reported match then begins
-    later than the text it consumed first."""
+    later than the text it consumed first. ``complete``: of complete matches only (a lazy
+    repeat then counts as its body does: the regex module's partial reports from lazy repeats
+    only add partial matches)."""
     if any(isinstance(x, n.Keep) for x in n.walk(tree.root)):
         return None
     try:
-        return _First(tree).of(tree.root if node is None else node)
+        return _First(tree, complete).of(tree.root if node is None else node)
     except _Unknown:
         return None
 
 
 class _First:
-    def __init__(self, tree: n.Tree) -> None:
+    def __init__(self, tree: n.Tree, complete: bool = False) -> None:
         self.tree = tree
+        self.complete = complete
         self.mins = group_minimums(tree)
         self.called: dict[int, CharSet] = {}
         self.active: set[int] = set()  # groups whose back-references are being followed
@@ -79,7 +84,7 @@ class _First:
                 return CharSet()
             return self.of(node.body)
         if isinstance(node, n.Repeat):
-            if node.mode == n.LAZY:
+            if node.mode == n.LAZY and not self.complete:
                 # In partial mode the regex module reports an attempt that failed in a lazy
                 # repeat as a partial match from where it began, whatever is there
                 # (``\bb*?[^a]a`` on "a"): a first character it cannot know.

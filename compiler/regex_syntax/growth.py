@@ -75,6 +75,7 @@ from rtc.runtime.matching import SPACE_CHARS
 
 from . import nodes as n
 from .chars import CharSet, accepts
+from .first import first_chars
 from .lengths import can_match_empty, max_length
 from .literal import literal_prefix
 from .parser import parse
@@ -168,7 +169,7 @@ def _outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
 
 def _begins_outside(tree: n.Tree, node: n.Node, stops: str) -> bool:
     """No match of ``node`` begins with a character the run may grow by."""
-    first = _firsts(tree, node, set())
+    first = first_chars(tree, node, complete=True)
     if first is None:
         return False
     if stops:
@@ -184,42 +185,6 @@ def _union(found: Iterable[CharSet | None]) -> CharSet | None:
             return None
         out = out | chars
     return out
-
-
-def _firsts(tree: n.Tree, node: n.Node, calling: set[int]) -> CharSet | None:
-    """Every character a *complete* match of ``node`` can begin with (None: unknown).
-    Unlike ``first_chars`` (partial matches), a lazy repeat counts as its body does: the
-    regex module's partial reports from lazy repeats only add partial matches, which hold."""
-    if isinstance(node, (n.Char, n.Class)):
-        return CharSet.of(node)
-    if isinstance(node, n.Seq):
-        out = CharSet()
-        for item in node.items:
-            found = _firsts(tree, item, calling)
-            if found is None:
-                return None
-            out = out | found
-            if not can_match_empty(tree, item):
-                break
-        return out
-    if isinstance(node, n.Alt):
-        return _union(_firsts(tree, branch, calling) for branch in node.branches)
-    if isinstance(node, n.Group):
-        return (
-            CharSet()
-            if node.kind in (n.BEHIND, n.NOT_BEHIND)
-            else _firsts(tree, node.body, calling)
-        )
-    if isinstance(node, n.Repeat):
-        return CharSet() if node.high == 0 else _firsts(tree, node.body, calling)
-    if isinstance(node, n.Call):
-        number = tree.number(node.group)
-        if number in calling:
-            return CharSet()  # what it begins with is being collected by the visit under way
-        return _firsts(tree, tree.body(number), calling | {number})
-    if isinstance(node, (n.Assert, n.Keep, n.Define, n.Empty)):
-        return CharSet()
-    return None  # back-references, conditionals, what is not modelled
 
 
 def _literals(items: list[n.Node]) -> tuple[str, ...] | None:
