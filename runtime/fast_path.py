@@ -207,9 +207,8 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
     elif committed or not held:
         self._buf = text[len(text) - kept :]
     else:
-        self._buf = ""  # so that CPython can grow the run in place
-        buf += text
-        self._buf = buf
+        buf = ""  # (this frame's reference dropped: the run grows in place)
+        _append(self, text)
     self._clean = run and kept > 0
     if committed and name is not None:
         self._parts.append(committed)
@@ -281,11 +280,18 @@ def grown(p: CompiledParser, text: str) -> bool:
     check = p._growing
     if check is None or not _grows_by(text, check.stops):
         return False
+    _append(p, text)
+    return True
+
+
+def _append(p: CompiledParser, text: str) -> None:
+    """``p._buf += text``, in place where CPython can: with no other reference to the buffer
+    (the caller holds none), the string is resized instead of copied, so a held run that keeps
+    growing costs its chunks, not its length, per chunk."""
     buf = p._buf
-    p._buf = ""  # the only reference left is ours: CPython grows the string in place
+    p._buf = ""  # the only reference left is ours
     buf += text
     p._buf = buf
-    return True
 
 
 def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> bool:
