@@ -25,9 +25,7 @@ class _Unknown(Exception):
     pass
 
 
-def first_chars(
-    tree: n.Tree, node: n.Node | None = None, complete: bool = False
-) -> CharSet | None:
+def first_chars(tree: n.Tree, node: n.Node | None = None, complete: bool = False) -> CharSet | None:
     """Every character a match of ``node`` (default: the whole pattern) that consumes text
     can begin with; None if unknown. ``\\K`` makes it unknown: the reported match then begins
     later than the text it consumed first. ``complete``: of complete matches only (a lazy
