@@ -119,9 +119,13 @@ def _branches(root: n.Node) -> tuple[n.Node, ...]:
     return root.branches if isinstance(root, n.Alt) else (root,)
 
 
+def _items(branch: n.Node) -> list[n.Node]:
+    return list(branch.items) if isinstance(branch, n.Seq) else [branch]
+
+
 def _direct(branch: n.Node) -> list[n.Node]:
     """A branch's own items, without the (?(DEFINE)...) groups at either end."""
-    items = list(branch.items) if isinstance(branch, n.Seq) else [branch]
+    items = _items(branch)
     while items and isinstance(items[0], n.Define):
         items.pop(0)
     while items and isinstance(items[-1], n.Define):
@@ -286,12 +290,20 @@ def _ahead(node: n.Node) -> bool:
     return isinstance(node, n.Group) and node.kind == n.AHEAD
 
 
+def _modelled(pattern: str) -> n.Tree | None:
+    """The pattern's tree, where the reader models all of it (else None)."""
+    tree = parse(pattern)
+    if tree.error is not None or tree.outside is not None or not tree.known or tree.inline:
+        return None
+    return tree
+
+
 @functools.lru_cache(maxsize=512)
 def growth(pattern: str) -> Growth | None:
     """How to check that the pattern's held match keeps growing (module docstring), or None
     where no branch allows it."""
-    tree = parse(pattern)
-    if tree.error is not None or tree.outside is not None or not tree.known or tree.inline:
+    tree = _modelled(pattern)
+    if tree is None:
         return None
     branches = _branches(tree.root)
     read = [_read(tree, b) for b in branches]
@@ -437,8 +449,8 @@ def growths(pattern: str) -> tuple[Growth, ...]:
 @functools.lru_cache(maxsize=512)
 def _inside_look_ahead(pattern: str) -> Growth | None:
     """The only branch is ``P (?=X S C)`` (module docstring: waits inside its look-ahead)."""
-    tree = parse(pattern)
-    if tree.error is not None or tree.outside is not None or not tree.known or tree.inline:
+    tree = _modelled(pattern)
+    if tree is None:
         return None
     branches = _branches(tree.root)
     if len(branches) != 1:
@@ -452,15 +464,9 @@ def _inside_look_ahead(pattern: str) -> Growth | None:
     x, last = n.Seq(inner[0].start, inner[-3].end, tuple(inner[:-2])), inner[-1]
     if not (isinstance(last, (n.Char, n.Class)) and _outside(tree, last, stops)):
         return None
-    if can_match_empty(tree, x) or not _begins_outside(tree, x, stops):
+    if not (_outside(tree, x, stops) and _ends_outside(tree, x, stops)):
         return None
-    if not _ends_outside(tree, x, stops):
-        return None
-    defines = [d for d in _all_items(branches[0]) if isinstance(d, n.Define)]
+    defines = [d for d in _items(branches[0]) if isinstance(d, n.Define)]
     source = _span(pattern, items[:-1]) + _span(pattern, inner[:-1])
     source += "".join(pattern[d.start : d.end] for d in defines)
     return Growth(pattern=source, stops=stops or None) if parse(source).error is None else None
-
-
-def _all_items(branch: n.Node) -> list[n.Node]:
-    return list(branch.items) if isinstance(branch, n.Seq) else [branch]
