@@ -20,7 +20,7 @@ from rtc.runtime import require_api
 from rtc.runtime.ahead import search_ahead
 from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import LONG_SPAN, SPACE_STR
+from rtc.runtime.matching import SPACE_STR
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
 require_api(2, __name__)

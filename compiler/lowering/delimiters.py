@@ -268,8 +268,6 @@ def _pattern_watch(
         # Remembered over a long span only where a match at a position depends on nothing
         # but the text (rtc.runtime.ahead): not where it depends on where the search started.
         remembered = not start_sensitive(parse(searched)) and not jumps_back(searched)
-        if remembered:
-            ns.imports.add("matching", "LONG_SPAN")
         w = Watch(
             shape=shape,
             pattern=pattern,
