@@ -138,10 +138,10 @@ class ParamPieces:
         # stopping the search there gives the same matches (the pattern looks neither ahead
         # nor at the end), while a value never closed is not read to the end again from every
         # parameter head (a looping model writing heads: n² for n of body).
-        stop = self.body.rfind(self._end) + len(self._end)
-        if stop - len(self._end) < self._scan:
+        last = self.body.rfind(self._end)
+        if last < self._scan:
             return pieces
-        for match in self._params.finditer(self.body, self._scan, stop):
+        for match in self._params.finditer(self.body, self._scan, last + len(self._end)):
             self._scan = match.end()
             key = match.group("key")
             value = match.group("value")
