@@ -163,6 +163,8 @@ class Fast:
     # The literal-shaped watches whose pending match keeps held text held (see
     # lowering.states.pending_literals): (the constant it searches, led by \s*).
     pending: tuple[tuple[str, bool], ...] = ()
+    # The parser keeps consumed text, but this state need not (lowering.states.drops).
+    drops: bool = False
 
 
 @dataclass(frozen=True)

@@ -376,8 +376,10 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_THINKING = Fast("<", "", False, False, False, pending=((_CLOSE_THINKING_LITERALS, False),))
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
+_FAST_IN_THINKING = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_THINKING_LITERALS, False),), drops=True
+)
 
 
 # Inside 'content': only its close is watched.
@@ -413,8 +415,10 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_CONTENT = Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),))
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
+_FAST_IN_CONTENT = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),), drops=True
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -450,9 +454,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),)
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),), drops=True
 )
 
 
@@ -491,9 +495,9 @@ def _eos_in_builtin_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
 _FAST_IN_BUILTIN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),)
+    "<", "", False, False, False, pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),), drops=True
 )
 
 

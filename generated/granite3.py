@@ -257,7 +257,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter; consumed text is not kept here
 _FAST_OUTSIDE = Fast(
     frozenset("<H"),
     "",
@@ -265,6 +265,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
+    drops=True,
 )
 
 
@@ -302,8 +303,8 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter
-_FAST_IN_THINKING = Fast(frozenset("<H"), "", False, False, False)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter; consumed text is not kept here
+_FAST_IN_THINKING = Fast(frozenset("<H"), "", False, False, False, drops=True)
 
 
 # Inside 'tool_calls': only its close is watched.

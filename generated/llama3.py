@@ -184,9 +184,15 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<{' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<{' cannot complete a delimiter; consumed text is not kept here
 _FAST_OUTSIDE = Fast(
-    frozenset("<{"), "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),)
+    frozenset("<{"),
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_CONTENT_LITERALS, False),),
+    drops=True,
 )
 
 

@@ -337,8 +337,8 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter
-_FAST_IN_THINKING = Fast(frozenset("<["), "", False, False, False)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; consumed text is not kept here
+_FAST_IN_THINKING = Fast(frozenset("<["), "", False, False, False, drops=True)
 
 
 # Inside 'think_end': only its close is watched.

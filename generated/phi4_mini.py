@@ -184,8 +184,8 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<f' cannot complete a delimiter
-_FAST_OUTSIDE = Fast(frozenset("<f"), "", False, False, False)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<f' cannot complete a delimiter; consumed text is not kept here
+_FAST_OUTSIDE = Fast(frozenset("<f"), "", False, False, False, drops=True)
 
 
 # Inside 'tool_calls': only its close is watched.

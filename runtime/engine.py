@@ -119,14 +119,16 @@ def _derive(cls: Any) -> None:
         # whether consumed text is kept, in one tuple for the fast path to unpack.
         names: tuple[str | None, ...] = (None, *cls._names)
         dirty = (False, *cls._dirty)
-        # Whether consumed text is kept (the patterns look behind): see feed_step.
+        # Whether consumed text is kept (the patterns look behind): see region_tuple.
         keep = cls._context != 0
-        cls.feed = feed_step(events=True, kept=keep)
-        cls.feed_text = feed_step(events=False, kept=keep)
+        cls.feed = feed_step(events=True)
+        cls.feed_text = feed_step(events=False)
         cls._region_fast = tuple(
             None if f is None else region_tuple(f, names[i], dirty[i], keep)
             for i, f in enumerate(cls._fasts)
         )
+        # Per region: whether its state drops consumed text the parser keeps elsewhere.
+        cls._drops = tuple(keep and f is not None and f.drops for f in cls._fasts)
 
 
 class CompiledParser:
@@ -145,8 +147,8 @@ class CompiledParser:
     _eos: ClassVar[tuple[Eos, ...]]
     _fasts: ClassVar[tuple[Fast | None, ...]]
     _region_fast: ClassVar[tuple[tuple[Any, ...] | None, ...]]
-    # Per region, the checks of held matches that keep growing through whitespace
-    # (fast_path.grows_held); () in a module that has none.
+    _drops: ClassVar[tuple[bool, ...]]  # per region: its state drops consumed text (Fast.drops)
+    # Per region: checks of held matches growing through whitespace (fast_path.grows_held).
     _grows: ClassVar[tuple[tuple[Growing, ...], ...]] = ()
     _memo_size: ClassVar[int]
     _may_stall: ClassVar[bool]  # some delimiter can match the empty string
@@ -267,8 +269,8 @@ class CompiledParser:
         self._parts = []
         self._captures = {}
         self._opening = ""
-        self._fast = cls._region_fast[0] if cls._implicit < 0 else None
         self._growing = None
+        self._settle()
         return raw
 
     # -- one-shot parsing (a module's parse_response / parse_batch) ----------------------------
@@ -363,14 +365,14 @@ class CompiledParser:
         the fast path once the current region is open."""
         context = self._context
         pos = self._pos
-        if context == 0:
+        cur = self.region
+        if context == 0 or self._drops[cur + 1]:
             if pos:
                 self._buf = self._buf[pos:]
                 self._pos = 0
         elif context is not None and pos > context + TRIM_SLACK:
             self._buf = self._buf[pos - context :]
             self._pos = context
-        cur = self.region
         self._fast = self._region_fast[cur + 1] if self._opened or cur < 0 else None
 
     def _done(self, message: dict[str, Any]) -> dict[str, Any]:

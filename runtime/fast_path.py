@@ -67,9 +67,15 @@ class Fast(NamedTuple):
     # Per literal-shaped watch: its literal (a str) or literal list (``matching.Literals``),
     # and whether it is led by \s* (see ``rtc.compiler.lowering.states.pending_literals``).
     pending: tuple[tuple[Any, bool], ...] = ()
+    # The parser keeps consumed text (its patterns look behind), but this state need not: no
+    # delimiter it watches looks behind, and each consumes at least the parser's context, so
+    # the states after it read only text after what is consumed here
+    # (``rtc.compiler.lowering.states.drops``). Consumed text is then dropped, as in a parser
+    # that keeps none.
+    drops: bool = False
 
 
-def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
+def feed_step(events: bool, text_class: type = str) -> Any:
     """``feed()`` (``events``) or ``feed_text()``: one body for both, the fast path written
     once, each without a call into the other (this is the hottest code of a stream).
 
@@ -77,8 +83,8 @@ def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
     to the general path, which checks it). Parsers take ``str``; the work counter of
     ``rtc.compiler.lint.work`` makes a copy for its ``str`` subclass that counts what is
     read, so that it measures the path production takes (a closure variable: no cost).
-    ``kept``: the parser keeps consumed text (its ``_context`` is not 0): a chunk committed
-    whole joins ``_tail`` (see flush) instead of being dropped.
+    Where the state keeps consumed text (``region_tuple``), a chunk committed whole joins
+    ``_tail`` (see flush) instead of being dropped.
     """
 
     def step(self: CompiledParser, text: str) -> Any:
@@ -96,7 +102,7 @@ def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
             dirty = fast[3]
         else:
             _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _ = fast
-            if late and not self._pos and not (kept and self._tail):
+            if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
                 if core in text:
@@ -108,12 +114,12 @@ def feed_step(events: bool, text_class: type = str, kept: bool = False) -> Any:
                 return self._feed(text) if events else None
             last = text[-1]
             if not (
-                (len(buf) == self._pos if kept else not buf)
+                (len(buf) == self._pos if keep else not buf)
                 and last not in lead
                 and not (dollar and last == "\n")
             ):
                 return held_case(self, text, fast, events)
-            if kept:
+            if keep:
                 # Nothing is held (so every chunk set aside is consumed): the chunk joins them.
                 tail = self._tail
                 tail.append(text)
@@ -353,7 +359,9 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     the rest (see step and held_case). A state is simple when one core character, its lead
     characters, and nothing else decide its common case (no ^ or $ alternative, no consumed
     text kept: the other branch sets it aside): ``feed()`` then tests it first ("" as its
-    core character where it is not: "" is in every chunk)."""
+    core character where it is not: "" is in every chunk). ``keep``: the parser keeps
+    consumed text; this state does unless it drops it (``Fast.drops``)."""
+    keep = keep and not f.drops
     simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
     return (
         f.core if simple else "",

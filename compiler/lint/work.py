@@ -387,9 +387,8 @@ def counting_module(template: dict[str, Any]) -> types.ModuleType:
         setattr(module, key, _counting(value))
     # The fast path takes text of one class exactly: here the counted one, as str in production.
     parser = module.ResponseParser
-    kept = parser._context != 0
-    parser.feed = feed_step(events=True, text_class=CountedText, kept=kept)
-    parser.feed_text = feed_step(events=False, text_class=CountedText, kept=kept)
+    parser.feed = feed_step(events=True, text_class=CountedText)
+    parser.feed_text = feed_step(events=False, text_class=CountedText)
     return module
 
 

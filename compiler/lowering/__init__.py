@@ -41,7 +41,7 @@ def lower_template(t: Template) -> Plan:
     fn_names: set[str] = set()
     fields = [lower_field(ns, f, fn_names) for f in t.fields]
     context, context_note, exact, jumpy = lower_context(t)
-    states, regions, memo_size = lower_states(ns, t, jumpy)
+    states, regions, memo_size = lower_states(ns, t, jumpy, context)
     defaults, required = lower_output(ns, t)
     anchor = lower_anchor(ns, t)
     serving = lower_serving(ns, t)

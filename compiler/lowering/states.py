@@ -15,8 +15,9 @@ from dataclasses import replace
 from rtc.runtime.matching import SPACE_CHARS
 
 from ..literals import comment_text
-from ..model import Template
+from ..model import Delimiter, Template
 from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
+from ..regex_syntax import context_bound, min_length, parse
 from .delimiters import Facts, watch
 from .namespace import Namespace, identifier
 
@@ -41,10 +42,13 @@ def _order(w: Watch) -> int:
     return _ORDER[w.shape]
 
 
-def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], list[State], int]:
+def lower_states(
+    ns: Namespace, t: Template, jumpy: bool, context: int | None
+) -> tuple[list[State], list[State], int]:
     """The states, the state of each region (by field index + 1; 0: outside explicit
     regions) and the number of memo slots. ``jumpy``: some pattern of the template shows the
-    regex module's end-before-start defect (see lowering.context)."""
+    regex module's end-before-start defect (see lowering.context); ``context``: the
+    characters of consumed text the parser keeps (``lowering.context``)."""
     memo = 0
     states: list[State] = []
     table: dict[int, State] = {}
@@ -64,7 +68,10 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
         else "the null sink (no implicit field: text here is dropped)"
     )
     doc = f"Outside explicit regions: {where}."
-    outside, memo = _state(ns, found, "outside", doc, memo, jumpy)
+    delims = [d for f in opens if (d := f.open) is not None]
+    if t.implicit is not None and t.implicit.close is not None:
+        delims.append(t.implicit.close)
+    outside, memo = _state(ns, found, "outside", doc, memo, jumpy, drops(delims, context))
     states.append(outside)
     table[-1] = outside
     for f in t.fields:
@@ -78,7 +85,8 @@ def lower_states(ns: Namespace, t: Template, jumpy: bool) -> tuple[list[State], 
             doc = f"Inside {comment_text(f.name)}: only its close is watched."
         else:
             doc = f"Inside {comment_text(f.name)}: no close, the region runs to the end."
-        state, memo = _state(ns, found, suffix, doc, memo, jumpy)
+        delims = [] if f.close is None else [f.close]
+        state, memo = _state(ns, found, suffix, doc, memo, jumpy, drops(delims, context))
         states.append(state)
         table[f.index] = state
     return states, [table[i] for i in range(-1, len(t.fields))], memo
@@ -91,6 +99,7 @@ def _state(
     doc: str,
     memo: int,
     jumpy: bool,
+    dropped: bool,
 ) -> tuple[State, int]:
     ordered = sorted(found, key=lambda pair: _order(pair[0]))
     watches = []
@@ -101,6 +110,8 @@ def _state(
     fast = _fast([facts for _, facts in ordered])
     if fast is not None:
         fast = replace(fast, pending=pending_literals(watches))
+        if dropped:
+            fast = replace(fast, drops=True, why=fast.why + "; consumed text is not kept here")
     state = State(
         suffix=suffix,
         doc=doc,
@@ -112,6 +123,32 @@ def _state(
         growing=tuple(g for w in watches for g in w.growing),
     )
     return state, memo
+
+
+def drops(delims: list[Delimiter], context: int | None) -> bool:
+    """Whether a state watching ``delims`` may drop the consumed text that a parser keeping
+    ``context`` characters of it (``lowering.context``) keeps elsewhere (``Fast.drops``).
+
+    Consumed text is read by later searches only: this state's own (none of its delimiters
+    reads before its search position: a ``context_bound`` of 0), and those of the states after
+    it. The state is left only by a match of one of its delimiters, found by a search in the
+    buffer from the search position; that match consumed at least ``min_length`` characters of
+    the buffer (look-arounds and ``\\K`` count for nothing: what the attempt consumed from
+    where it began). The next state's searches start at its end or later and read at most
+    ``context`` characters back: inside that match when every delimiter consumes at least
+    ``context``. So what was consumed before the search position is never read again, and the
+    state keeps none of it, as a parser of context 0 does. A field without a close is never
+    left: nothing reads after it. ``^`` (which a kept character keeps from matching at a
+    trimmed buffer's start) has a context bound of 1: its state keeps text; the state after a
+    match of a delimiter searches from past that match's first character, where ``^`` fails.
+    """
+    if not context:
+        return False  # 0: nothing is kept anywhere; None: everything is (no bound is known)
+    for d in delims:
+        tree = parse(d.pattern)
+        if context_bound(tree) != 0 or min_length(tree) < context:
+            return False
+    return True
 
 
 def _import_ahead(ns: Namespace, watches: list[Watch]) -> None:
