@@ -24,7 +24,7 @@ from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "5f5a9df836deb1201de6dd9607255157aa2147d027d85009b940d14a3dcfe655"

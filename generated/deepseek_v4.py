@@ -23,7 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "64e7eda02967c05f3e893cbac80d812e18d0d7ce6691aad639efd1b711162ef5"

@@ -21,7 +21,7 @@ from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "3691e5c4ccffd201005286e4e989b6b709b86d7c30f54748b03e0fce0f984cf7"

@@ -24,7 +24,7 @@ from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "3399dee920f0fcec0ac5073644265df8c21490e7b3c5d79b0e161b9fc2e33b5f"

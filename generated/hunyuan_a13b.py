@@ -34,7 +34,7 @@ from rtc.runtime.matching import (
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "5ac667b9fe605586211487a762ea49daebef9057dbd2cc1095a0fca35568e50b"

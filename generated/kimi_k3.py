@@ -30,7 +30,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "362ef54805f5a86e5bd7f903e4eb131bade2fbe0e57323055300e1eaf4918665"

@@ -31,7 +31,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "d9358881a78b1e4f1a21e4c07d1a2e1c3987bdf4978a1d4ebea26fe0174f6370"

@@ -23,7 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import SPACE_STR
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "e68fd7cfdbad92d7bf5abe8b0524a52847ef0721e1206e6b82175fd690f7eb05"

@@ -31,7 +31,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "1ba11c94bcfc0610746bfe0f9d94178263ac5aa7edefc6840ea39c0a055c36eb"

@@ -30,7 +30,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "11ecb48e595303eabb77f8af5fa76876941812fa97becba0b9d288a3930c5564"

@@ -23,7 +23,7 @@ from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "f18e235938a03aed5268c61e27e8c10b3aabf09dda1f4bc472749a0a8a6f321d"

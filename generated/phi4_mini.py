@@ -23,7 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "70760a619c40f70c36b1baa4052569724d3fa9a9cc4bdcdb4a00c8141af3a0d2"

@@ -32,7 +32,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "1ccbc4ba964d65485931ede5117809545014eee90e94d25be4f4651a8e864fb7"

@@ -30,7 +30,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "bdfc26ab0f1fc436faaa8fa09725edf16f1eabc35222ae5e4442944f76f9dae8"

@@ -22,7 +22,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, match_spaces, one_search
 from rtc.runtime.openai import OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "b22950d667ace1cd67c0db9552fa9c32fba77ad96a3c6d2add0ec821e78c5e78"

@@ -30,7 +30,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "b9391e6cc3a6acf9a492923c6be32fc4358516f8c6d8b72f00c6c8f4bfbf6eb8"

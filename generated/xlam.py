@@ -24,7 +24,7 @@ from rtc.runtime.matching import SPACE_STR
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(2, __name__)
+require_api(3, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "a01b6ed006b55886ec6e64fc1456fc76591b9308482eb9cfe4d0249427c0d547"
