@@ -191,6 +191,8 @@ class State:
     combined: Combined | None = None
     # Its watches' held matches that may keep growing through whitespace, in watch order.
     growing: tuple[Growing, ...] = ()
+    # The watches in the order the streaming scanner searches them (lowering.states.streamed).
+    streamed: tuple[Watch, ...] = ()
 
 
 class ContentKind(enum.Enum):

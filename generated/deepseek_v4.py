@@ -170,36 +170,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'reasoning': literal '<think>'
-    i = find_ahead(memo, 0, buf, _OPEN_REASONING, pos)
-    if i >= 0:
-        j = i + _OPEN_REASONING_LEN
-        start, end, target, found, rank = i, j, 0, None, 0
-    else:
-        i = literal_tail(buf, pos, _OPEN_REASONING)
-        if i < hold:
-            hold = i
-    # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
-    i = (
-        (find_ahead(memo, 1, buf, _CLOSE_CONTENT, pos))
-        if target == -1
-        else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
-    )
-    if i >= 0:
-        j = i + _CLOSE_CONTENT_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
-            start, end, target, found, rank = i, j, -2, None, 2
-    elif target == -1 or (
-        n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
     # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
@@ -210,14 +180,40 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
+        else:
+            start, end, target, found, rank = i, j, 1, m, 1
+    # open 'reasoning': literal '<think>'
+    i = find_ahead(memo, 0, buf, _OPEN_REASONING, pos)
+    if i >= 0:
+        j = i + _OPEN_REASONING_LEN
+        if (
             target == -1
             or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
         ):
-            start, end, target, found, rank = i, j, 1, m, 1
+            start, end, target, found, rank = i, j, 0, None, 0
+    else:
+        i = literal_tail(buf, pos, _OPEN_REASONING)
+        if i < hold:
+            hold = i
+    # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
+    i = find_ahead(memo, 1, buf, _CLOSE_CONTENT, pos)
+    if i >= 0:
+        j = i + _CLOSE_CONTENT_LEN
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 2
+    else:
+        i = literal_tail(buf, pos, _CLOSE_CONTENT)
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

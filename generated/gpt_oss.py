@@ -180,15 +180,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'thinking': literal '<|channel|>analysis<|message|>'
-    i = find_ahead(memo, 0, buf, _OPEN_THINKING, pos)
-    if i >= 0:
-        j = i + _OPEN_THINKING_LEN
-        start, end, target, found, rank = i, j, 0, None, 2
-    else:
-        i = literal_tail(buf, pos, _OPEN_THINKING)
-        if i < hold:
-            hold = i
     # open 'builtin_tool_calls': pattern '(?:<\\|start\\|>assistant|^)\\s*to=(?P<recipient>(?:assistant|b...'
     # Searched only where it may match: '<t' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
@@ -202,13 +193,11 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-        ):
+        else:
             start, end, target, found, rank = i, j, 3, m, 0
     # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...'
     # Searched only where it may match: '<t' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -220,6 +209,8 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
         elif (
@@ -238,6 +229,8 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
         elif (
@@ -246,6 +239,20 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, None, 1
+    # open 'thinking': literal '<|channel|>analysis<|message|>'
+    i = find_ahead(memo, 0, buf, _OPEN_THINKING, pos)
+    if i >= 0:
+        j = i + _OPEN_THINKING_LEN
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, None, 2
+    else:
+        i = literal_tail(buf, pos, _OPEN_THINKING)
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

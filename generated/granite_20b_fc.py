@@ -102,21 +102,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'tool_calls': pattern '<function_call>\\s*'
-    i = find_ahead(memo, 0, buf, _OPEN_TOOL_CALLS, pos)
-    if i >= 0:
-        j = i + _OPEN_TOOL_CALLS_LEN
-        if j < n and buf[j].isspace():
-            j = match_spaces(buf, j).end()  # the \s* after the literal
-        if j == n:
-            if i < hold:
-                hold = i  # a match at the end may still grow
-        else:
-            start, end, target, found, rank = i, j, 0, None, 0
-    else:
-        i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
-        if i < hold:
-            hold = i
     # close 'content': pattern '(?:<\\|endoftext\\|>)\\s*'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
@@ -127,14 +112,31 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
+        else:
+            start, end, target, found, rank = i, j, -2, None, 1
+    # open 'tool_calls': pattern '<function_call>\\s*'
+    i = find_ahead(memo, 0, buf, _OPEN_TOOL_CALLS, pos)
+    if i >= 0:
+        j = i + _OPEN_TOOL_CALLS_LEN
+        if j < n and buf[j].isspace():
+            j = match_spaces(buf, j).end()  # the \s* after the literal
+        if j == n:
+            if i < hold:
+                hold = i  # a match at the end may still grow
         elif (
             target == -1
             or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
         ):
-            start, end, target, found, rank = i, j, -2, None, 1
+            start, end, target, found, rank = i, j, 0, None, 0
+    else:
+        i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

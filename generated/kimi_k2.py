@@ -138,11 +138,32 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
+    # open 'tool_calls': pattern '(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\|>\\...'
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
+            if i < hold:
+                hold = i
+        else:
+            start, end, target, found, rank = i, j, 1, m, 1
     # open 'reasoning_content': literal '<think>'
     i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
-        start, end, target, found, rank = i, j, 0, None, 0
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, None, 0
     else:
         i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
         if i < hold:
@@ -161,24 +182,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
         if i < hold:
             hold = i
-    # open 'tool_calls': pattern '(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\|>\\...'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
-    if m is not None:
-        i, j = m.span()
-        if m.partial or j == n:
-            if i < hold:
-                hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
-            start, end, target, found, rank = i, j, 1, m, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

@@ -203,11 +203,56 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
+    # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|^\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w....'
+    # Searched only where it may match: ')<[' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
+        if memo
+        or buf.find(")", pos) >= 0
+        or buf.find("<", pos) >= 0
+        or buf.find("[", pos) >= 0
+        or (n > pos and buf[-1] in SPACE_STR)
+        else None
+    )
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
+            if i < hold:
+                hold = i
+        else:
+            start, end, target, found, rank = i, j, 1, m, 2
+    # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>'
+    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
+    m = (
+        search_ahead(memo, 3, _OPEN_EMPTY_TOOL_CALLS, buf, pos, True)
+        if memo or buf.find("<", pos) >= 0
+        else None
+    )
+    if m is not None:
+        i, j = m.span()
+        if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
+            if i < hold:
+                hold = i
+        elif (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 2, None, 0
     # open 'thinking': literal '<think>'
     i = find_ahead(memo, 0, buf, _OPEN_THINKING, pos)
     if i >= 0:
         j = i + _OPEN_THINKING_LEN
-        start, end, target, found, rank = i, j, 0, None, 1
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, None, 1
     else:
         i = literal_tail(buf, pos, _OPEN_THINKING)
         if i < hold:
@@ -226,46 +271,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
         if i < hold:
             hold = i
-    # open 'tool_calls': pattern '(?:<\\|tool_call_start\\|>\\s*\\[|^\\s*\\[|\\)\\s*,)\\s*(?P<name>[\\w....'
-    # Searched only where it may match: ')<[' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
-        if memo
-        or buf.find(")", pos) >= 0
-        or buf.find("<", pos) >= 0
-        or buf.find("[", pos) >= 0
-        or (n > pos and buf[-1] in SPACE_STR)
-        else None
-    )
-    if m is not None:
-        i, j = m.span()
-        if m.partial or j == n:
-            if i < hold:
-                hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
-            start, end, target, found, rank = i, j, 1, m, 2
-    # open 'empty_tool_calls': pattern '<\\|tool_call_start\\|>\\s*\\[\\s*\\]\\s*<\\|tool_call_end\\|>'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 3, _OPEN_EMPTY_TOOL_CALLS, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
-    if m is not None:
-        i, j = m.span()
-        if m.partial or j == n:
-            if i < hold:
-                hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-        ):
-            start, end, target, found, rank = i, j, 2, None, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

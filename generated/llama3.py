@@ -115,15 +115,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': literals ['<|eot_id|>', '<|eom_id|>']
-    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
-    i, j = any_ahead(memo, 0, buf, _CLOSE_CONTENT_LITERALS, pos)
-    if i >= 0:
-        start, end, target, found, rank = i, j, -2, None, 1
-    else:
-        i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
-        if i < hold:
-            hold = i
     # open 'tool_calls': pattern '(?:<\\|python_tag\\|>)?\\{\\s*"name"\\s*:\\s*"(?P<name>(?:[^"\\\\]|\\...'
     # Searched only where it may match: '<{' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
@@ -134,14 +125,26 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
+        else:
+            start, end, target, found, rank = i, j, 0, m, 0
+    # close 'content': literals ['<|eot_id|>', '<|eom_id|>']
+    # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
+    i, j = any_ahead(memo, 0, buf, _CLOSE_CONTENT_LITERALS, pos)
+    if i >= 0:
+        if (
             target == -1
             or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
-            start, end, target, found, rank = i, j, 0, m, 0
+            start, end, target, found, rank = i, j, -2, None, 1
+    else:
+        i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

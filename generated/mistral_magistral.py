@@ -145,48 +145,16 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'think_end': literal '[/THINK]'
-    i = find_ahead(memo, 0, buf, _OPEN_THINK_END, pos)
-    if i >= 0:
-        j = i + _OPEN_THINK_END_LEN
-        start, end, target, found, rank = i, j, 1, None, 0
-    else:
-        i = literal_tail(buf, pos, _OPEN_THINK_END)
-        if i < hold:
-            hold = i
-    # close 'content': literal '</s>'
-    i = (
-        (find_ahead(memo, 1, buf, _CLOSE_CONTENT, pos))
-        if target == -1
-        else buf.find(_CLOSE_CONTENT, pos, start + _CLOSE_CONTENT_LEN)
-    )
-    if i >= 0:
-        j = i + _CLOSE_CONTENT_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-        ):
-            start, end, target, found, rank = i, j, -2, None, 3
-    elif target == -1 or (
-        n - _CLOSE_CONTENT_LEN < start and buf.find(_CLOSE_CONTENT, start + 1) < 0
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
     # open 'thinking': pattern '\\[THINK\\]|^(?=\\s*[^\\s\\[])'
     m = search_ahead(memo, 2, _OPEN_THINKING, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        else:
             start, end, target, found, rank = i, j, 0, None, 1
     # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\...'
     # Searched only where it may match: '[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -198,6 +166,8 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
         elif (
@@ -206,6 +176,34 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, 2, m, 2
+    # open 'think_end': literal '[/THINK]'
+    i = find_ahead(memo, 0, buf, _OPEN_THINK_END, pos)
+    if i >= 0:
+        j = i + _OPEN_THINK_END_LEN
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 1, None, 0
+    else:
+        i = literal_tail(buf, pos, _OPEN_THINK_END)
+        if i < hold:
+            hold = i
+    # close 'content': literal '</s>'
+    i = find_ahead(memo, 1, buf, _CLOSE_CONTENT, pos)
+    if i >= 0:
+        j = i + _CLOSE_CONTENT_LEN
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
+        ):
+            start, end, target, found, rank = i, j, -2, None, 3
+    else:
+        i = literal_tail(buf, pos, _CLOSE_CONTENT)
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

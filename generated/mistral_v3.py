@@ -114,15 +114,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # close 'content': literal '</s>'
-    i = find_ahead(memo, 0, buf, _CLOSE_CONTENT, pos)
-    if i >= 0:
-        j = i + _CLOSE_CONTENT_LEN
-        start, end, target, found, rank = i, j, -2, None, 1
-    else:
-        i = literal_tail(buf, pos, _CLOSE_CONTENT)
-        if i < hold:
-            hold = i
     # open 'tool_calls': pattern '\\[TOOL_CALLS\\][^\\[]*(?=\\[\\s*\\{(?&jv)*)(?=(?&jv))(?(DEFINE)(?...'
     # Searched only where it may match: '[' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
@@ -133,14 +124,26 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
+        else:
+            start, end, target, found, rank = i, j, 0, m, 0
+    # close 'content': literal '</s>'
+    i = find_ahead(memo, 0, buf, _CLOSE_CONTENT, pos)
+    if i >= 0:
+        j = i + _CLOSE_CONTENT_LEN
+        if (
             target == -1
             or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
-            start, end, target, found, rank = i, j, 0, m, 0
+            start, end, target, found, rank = i, j, -2, None, 1
+    else:
+        i = literal_tail(buf, pos, _CLOSE_CONTENT)
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

@@ -172,15 +172,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
-    # open 'reasoning_content': literal '<think>'
-    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
-    if i >= 0:
-        j = i + _OPEN_REASONING_CONTENT_LEN
-        start, end, target, found, rank = i, j, 0, None, 0
-    else:
-        i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
-        if i < hold:
-            hold = i
     # open 'tool_calls': pattern '(?:<function_calls>\\s*|(?<=\\))[ \\t]*\\n\\s*)(?P<name>[\\w.-]+)\\...'
     # Searched only where it may match: '\n<' from pos on, or a lead character last (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
     m = (
@@ -194,13 +185,11 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        else:
             start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': pattern '(?:<\\|im_end\\|>)\\s*'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -212,6 +201,8 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
         elif (
@@ -220,6 +211,20 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
+    # open 'reasoning_content': literal '<think>'
+    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
+    if i >= 0:
+        j = i + _OPEN_REASONING_CONTENT_LEN
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, None, 0
+    else:
+        i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
+        if i < hold:
+            hold = i
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
         target = -1

@@ -166,11 +166,35 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     hold = n
     start = end = target = rank = -1
     found = None
+    # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>'
+    m = search_ahead(memo, 2, _OPEN_TOOL_CALLS_AFTER_WS, buf, pos, True)
+    if m is not None:
+        i, j = m.span()
+        while i > pos and buf[i - 1] in SPACE_CHARS:
+            i -= 1  # back over the whitespace the leading \s* takes
+        if m.partial or j == n:
+            if i == pos:
+                return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
+            if i < hold:
+                hold = i
+        else:
+            start, end, target, found, rank = i, j, 1, m, 1
+    else:
+        i = n  # nothing after the whitespace can begin: the whitespace itself may
+        while i > pos and buf[i - 1] in SPACE_CHARS:
+            i -= 1  # back over the whitespace the leading \s* takes
+        if i < hold:
+            hold = i
     # open 'reasoning_content': literal '<think>'
     i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
-        start, end, target, found, rank = i, j, 0, None, 0
+        if (
+            target == -1
+            or i < start
+            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
+        ):
+            start, end, target, found, rank = i, j, 0, None, 0
     else:
         i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
         if i < hold:
@@ -192,27 +216,6 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
             start, end, target, found, rank = i, j, -2, None, 2
     else:
         i = tail_any(buf, pos, _CLOSE_CONTENT_AFTER_WS_LITERALS)
-        while i > pos and buf[i - 1] in SPACE_CHARS:
-            i -= 1  # back over the whitespace the leading \s* takes
-        if i < hold:
-            hold = i
-    # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>'
-    m = search_ahead(memo, 2, _OPEN_TOOL_CALLS_AFTER_WS, buf, pos, True)
-    if m is not None:
-        i, j = m.span()
-        while i > pos and buf[i - 1] in SPACE_CHARS:
-            i -= 1  # back over the whitespace the leading \s* takes
-        if m.partial or j == n:
-            if i < hold:
-                hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
-            start, end, target, found, rank = i, j, 1, m, 1
-    else:
-        i = n  # nothing after the whitespace can begin: the whitespace itself may
         while i > pos and buf[i - 1] in SPACE_CHARS:
             i -= 1  # back over the whitespace the leading \s* takes
         if i < hold:

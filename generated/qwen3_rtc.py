@@ -155,11 +155,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if i < hold:
             hold = i
     # open 'tool_calls': literal '<tool_call>'
-    i = (
-        (find_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos))
-        if target == -1
-        else buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
-    )
+    i = find_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos)
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         if (
@@ -168,10 +164,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, None, 1
-    elif target == -1 or (
-        n - _OPEN_TOOL_CALLS_LEN < start and buf.find(_OPEN_TOOL_CALLS, start + 1) < 0
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
+    else:
         i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
         if i < hold:
             hold = i

@@ -139,11 +139,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if i < hold:
             hold = i
     # open 'think_start': literal '<think>'
-    i = (
-        (find_ahead(memo, 1, buf, _OPEN_THINK_START, pos))
-        if target == -1
-        else buf.find(_OPEN_THINK_START, pos, start + _OPEN_THINK_START_LEN)
-    )
+    i = find_ahead(memo, 1, buf, _OPEN_THINK_START, pos)
     if i >= 0:
         j = i + _OPEN_THINK_START_LEN
         if (
@@ -152,19 +148,12 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
         ):
             start, end, target, found, rank = i, j, 1, None, 1
-    elif target == -1 or (
-        n - _OPEN_THINK_START_LEN < start and buf.find(_OPEN_THINK_START, start + 1) < 0
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
+    else:
         i = literal_tail(buf, pos, _OPEN_THINK_START)
         if i < hold:
             hold = i
     # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
-    i = (
-        (find_ahead(memo, 2, buf, _CLOSE_REASONING_CONTENT, pos))
-        if target == -1
-        else buf.find(_CLOSE_REASONING_CONTENT, pos, start + _CLOSE_REASONING_CONTENT_LEN)
-    )
+    i = find_ahead(memo, 2, buf, _CLOSE_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _CLOSE_REASONING_CONTENT_LEN
         if (
@@ -173,11 +162,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
             or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
         ):
             start, end, target, found, rank = i, j, -2, None, 2
-    elif target == -1 or (
-        n - _CLOSE_REASONING_CONTENT_LEN < start
-        and buf.find(_CLOSE_REASONING_CONTENT, start + 1) < 0
-    ):
-        # Its partial tail can only matter if it starts before the candidate.
+    else:
         i = literal_tail(buf, pos, _CLOSE_REASONING_CONTENT)
         if i < hold:
             hold = i

@@ -34,6 +34,7 @@ _ORDER = {
     Shape.REGEX: 2,
 }
 _LONG_TEXT = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES)
+_PARTIAL_SEARCHED = (Shape.REGEX, Shape.REGEX_LITERALS)  # by the regex module in partial mode
 
 
 def _order(w: Watch) -> int:
@@ -121,8 +122,26 @@ def _state(
         long_text=any(w.shape in _LONG_TEXT for w in watches),
         combined=_combined(ns, suffix, watches),
         growing=tuple(g for w in watches for g in w.growing),
+        streamed=streamed(watches),
     )
     return state, memo
+
+
+def streamed(watches: list[Watch]) -> tuple[Watch, ...]:
+    """The order of a state's searches while streaming: the patterns searched in partial mode
+    first, then the others (each group in the end-of-stream order).
+
+    The streaming scanner's answer does not depend on the order (a candidate is kept by its
+    span and rank, the hold is the least start). But once one delimiter's match is pending
+    from the search position, the answer is known: nothing can be committed (every candidate
+    starts there or later, at or after the hold), and the scanner returns at once (search.j2).
+    Text held from the search position is most often the growing partial match of a pattern
+    (a call's opening written token by token; text held as the start of a literal stays held
+    before the scanner runs: ``pending_literals``), and such a search is the costliest of a
+    state, so it goes first. At the end of the stream, the cheapest go first (``_ORDER``):
+    what they find bounds the searches after them."""
+    first = [w for w in watches if w.shape in _PARTIAL_SEARCHED and not w.end]
+    return (*first, *(w for w in watches if w not in first))
 
 
 def drops(delims: list[Delimiter], context: int | None) -> bool:
