@@ -165,6 +165,8 @@ class Fast:
     pending: tuple[tuple[str, bool], ...] = ()
     # The parser keeps consumed text, but this state need not (lowering.states.drops).
     drops: bool = False
+    # A core character may stand just before a match (lowering.delimiters.pattern_facts).
+    behind: bool = False
 
 
 @dataclass(frozen=True)

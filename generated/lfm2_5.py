@@ -378,13 +378,13 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<[' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter; a ^ alternative counts until text is consumed
 _FAST_OUTSIDE = Fast(
-    frozenset(")<["),
-    SPACE_STR,
+    frozenset(")<"),
+    "",
     False,
     False,
-    False,
+    True,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
 )
 

@@ -247,14 +247,15 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '\n<' cannot complete a delimiter; one ending in '\t ' may begin one: the general path
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<}' cannot complete a delimiter; nor one after a consumed one (a look-behind reads it)
 _FAST_OUTSIDE = Fast(
-    frozenset("\n<"),
-    "\t ",
+    frozenset("<}"),
+    "",
     False,
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    behind=True,
 )
 
 

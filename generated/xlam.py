@@ -203,8 +203,8 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[`' cannot complete a delimiter; one ending in '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a...' may begin one: the general path
-_FAST_OUTSIDE = Fast(frozenset("<[`"), SPACE_STR, False, False, False)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<>[`' cannot complete a delimiter; a ^ alternative counts until text is consumed; nor one after a consumed one (a look-behind reads it)
+_FAST_OUTSIDE = Fast(frozenset("<>[`"), "", False, False, True, behind=True)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -23,7 +23,6 @@ from typing import Any, ClassVar, NamedTuple
 from . import oneshot
 from .ahead import NO_MEMO
 from .fast_path import (
-    TRIM_SLACK,
     Fast,
     Growing,
     feed_step,
@@ -32,6 +31,7 @@ from .fast_path import (
     grows_held,
     holds_a_run,
     region_tuple,
+    settle,
 )
 from .loop import CLOSE, NONE, Eos, LoopError, Scan, run
 from .matching import LONG_SPAN
@@ -360,20 +360,7 @@ class CompiledParser:
         self._growing = None if clean else grows_held(self)
         return events
 
-    def _settle(self) -> None:
-        """After the loop: drop consumed text the patterns can no longer look at, and allow
-        the fast path once the current region is open."""
-        context = self._context
-        pos = self._pos
-        cur = self.region
-        if context == 0 or self._drops[cur + 1]:
-            if pos:
-                self._buf = self._buf[pos:]
-                self._pos = 0
-        elif context is not None and pos > context + TRIM_SLACK:
-            self._buf = self._buf[pos - context :]
-            self._pos = context
-        self._fast = self._region_fast[cur + 1] if self._opened or cur < 0 else None
+    _settle = settle  # after the loop: see fast_path.settle
 
     def _done(self, message: dict[str, Any]) -> dict[str, Any]:
         self._out = message

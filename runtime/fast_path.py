@@ -22,6 +22,7 @@ __all__ = [
     "Growing",
     "feed_step",
     "flush",
+    "settle",
     "grown",
     "grows_held",
     "holds_a_run",
@@ -73,6 +74,12 @@ class Fast(NamedTuple):
     # (``rtc.compiler.lowering.states.drops``). Consumed text is then dropped, as in a parser
     # that keeps none.
     drops: bool = False
+    # Some delimiter's core character may stand just before its match, where a look-behind
+    # reads it (``(?<=\})\s*,``: see ``rtc.compiler.lowering.delimiters.pattern_facts``). So
+    # the character before the text passed through must not be a core one either: every chunk
+    # the fast path commits holds none, and ``settle`` checks the last consumed character after
+    # the general path.
+    behind: bool = False
 
 
 def feed_step(events: bool, text_class: type = str) -> Any:
@@ -101,7 +108,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _ = fast
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _ = fast
             if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -158,7 +165,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         # The chunk changes what is held (this path may commit it, or hold more): whether it
         # still grows is read again after the general path.
         self._growing = None
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending = fast
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _ = fast
     if keep and self._tail:
         flush(self)
     buf = self._buf
@@ -332,6 +339,26 @@ def advance(p: CompiledParser, text: str, committed: int) -> None:
     p._pos = pos
 
 
+def settle(p: CompiledParser) -> None:
+    """After the general path: drop consumed text the patterns can no longer look at, and
+    allow the fast path once the current region is open (not for the next chunk where a match
+    may begin right after the last consumed character: ``Fast.behind``)."""
+    context = p._context
+    pos = p._pos
+    cur = p.region
+    fast = p._region_fast[cur + 1] if p._opened or cur < 0 else None
+    if fast is not None and fast[12] and pos and p._buf[pos - 1] in fast[10]:
+        fast = None
+    if context == 0 or p._drops[cur + 1]:
+        if pos:
+            p._buf = p._buf[pos:]
+            p._pos = 0
+    elif context is not None and pos > context + TRIM_SLACK:
+        p._buf = p._buf[pos - context :]
+        p._pos = context
+    p._fast = fast
+
+
 def flush(p: CompiledParser) -> None:
     """Join the chunks the fast path set aside onto ``p``'s buffer: all consumed (nothing was
     held while they were)."""
@@ -380,6 +407,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
             for held, led in f.pending
             for literal in ((held,) if isinstance(held, str) else (x[0] for x in held))
         ),
+        f.behind,
     )
 
 

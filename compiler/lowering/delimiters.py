@@ -83,6 +83,10 @@ class Facts:
     late: bool = False  # an alternative begins with ^: it can match at the buffer's start only
     runs: bool = False  # a held whitespace run stays held (regex_syntax.runs.runs_stay)
     ends: bool = False  # an alternative is $ or \Z: the whole pattern matches at the end
+    # An alternative's core character stands just before its match (pattern_facts: a guard).
+    behind: bool = False
+    # The facts with guards, where they differ (lowering.states picks per state).
+    guarded: Facts | None = None
 
 
 class _Placing(TypedDict):
@@ -123,7 +127,8 @@ def watch(
     ``regex_syntax.runs.runs_stay``)."""
     w, facts = _shaped_watch(ns, delim, role, f, target, rank, memo)
     if facts is not None and runs_stay(delim.pattern):
-        facts = replace(facts, runs=True)
+        guarded = facts.guarded and replace(facts.guarded, runs=True)
+        facts = replace(facts, runs=True, guarded=guarded)
     return replace(w, growing=_growing(ns, delim, w, f"{role}_{f.name}")), facts
 
 
@@ -287,6 +292,12 @@ def _pattern_watch(
         return w, None
     if shape is Shape.REGEX:
         w = replace(w, needs=skippable(w, facts))
+    if core is None and not end and not back_over_ws:
+        # The fast path may count a look-behind's character (see pattern_facts); the skipped
+        # search may not: it reads from the search position on.
+        with_guards = pattern_facts(source, guards=True)
+        if with_guards is not None and with_guards != facts:
+            facts = replace(facts, guarded=with_guards)
     if end:
         # R|$: R's partial matches never count (see the module docstring), so nothing leads.
         return w, Facts(facts.core, dollar=end == "$", late=facts.late)
@@ -329,7 +340,7 @@ would end in one of them nearly always."""
 
 
 @functools.lru_cache(maxsize=512)
-def pattern_facts(pattern: str) -> Facts | None:
+def pattern_facts(pattern: str, guards: bool = False) -> Facts | None:
     r"""What every match of ``pattern`` needs (``regex_syntax.needs``), or None where that is
     not known. A top-level alternative ``$`` matches at the end of the text or before a final
     newline, ``\Z`` at the end only: either makes the whole pattern match at the end, so none
@@ -337,7 +348,18 @@ def pattern_facts(pattern: str) -> Facts | None:
     alternative is led by ``\\s*`` (``regex_syntax.runs.run_led``). An alternative that
     begins with ``^`` (no MULTILINE) can only match at the buffer's start: once text was
     consumed, the search position is past it for good (the parser then keeps context, at least
-    one character, before it: ``^`` reads there), so the fast path may ignore it (``late``)."""
+    one character, before it: ``^`` reads there), so the fast path may ignore it (``late``).
+
+    With ``guards`` (the facts of the fast path of ``feed()``, not of a skipped search):
+    alternatives of a group that begins a branch count as branches of their own, each followed
+    by the rest of it (``(?:A|B)C`` is ``AC|BC``: the same matches, read in the same order), so
+    that a ``^`` or a look-behind there begins one. A branch that begins with a look-behind
+    reading one character of a few (``(?<=\})``, ``(?<=[}"])``: ``_guard``) matches only just
+    after one of them: those are its core, and it leads nothing (``behind``). The fast path
+    then also needs the character before the text it passes not to be a core one: every chunk
+    it commits holds none, and after the general path the parser checks the last consumed
+    character (``rtc.runtime.engine.CompiledParser._settle``). So ``(?<=\})\s*,`` needs a
+    ``}`` where it needed a ``,`` led by whitespace, which prose ends chunks with."""
     tree = parse(pattern)
     if tree.error or not tree.known:
         return None
@@ -345,9 +367,11 @@ def pattern_facts(pattern: str) -> Facts | None:
     while isinstance(root, rn.Group) and root.kind in (rn.GROUP, rn.CAPTURE, rn.ATOMIC):
         root = root.body  # (?:A|B) alone is A|B for what its matches need
     branches = root.branches if isinstance(root, rn.Alt) else (root,)
+    if guards:
+        branches = _distributed(branches)
     core: set[str] = set()
     lead: set[str] = set()
-    ends = dollar = late = star = False
+    ends = dollar = late = star = behind = False
     for branch in branches:
         if isinstance(branch, rn.Assert) and branch.kind in (rn.END, rn.END_OR_NEWLINE):
             ends = True
@@ -356,6 +380,11 @@ def pattern_facts(pattern: str) -> Facts | None:
         head = branch.items[0] if isinstance(branch, rn.Seq) and branch.items else branch
         if isinstance(head, rn.Assert) and head.kind == rn.START:
             late = True
+            continue
+        guard = _guard(head) if guards else None
+        if guard is not None:
+            core |= guard
+            behind = True
             continue
         found = needs(replace(tree, root=branch))
         if found is None:
@@ -369,8 +398,59 @@ def pattern_facts(pattern: str) -> Facts | None:
     if not core or len(lead) > MAX_LEAD:
         return None
     if ends:
-        return Facts(frozenset(core), dollar=dollar, late=late, ends=True)
-    return Facts(frozenset(core), frozenset(lead), star=star, late=late)
+        return Facts(frozenset(core), dollar=dollar, late=late, ends=True, behind=behind)
+    return Facts(frozenset(core), frozenset(lead), star=star, late=late, behind=behind)
+
+
+_DISTRIBUTED = 64
+"""At most this many branches come of distributing groups (``(?:a|b)(?:c|d)...`` multiplies)."""
+
+
+def _distributed(branches: tuple[rn.Node, ...]) -> tuple[rn.Node, ...]:
+    """The branches, each whose first item is a plain group of alternatives replaced by one
+    branch per alternative followed by the rest of it, again for those; as they were if that
+    makes more than ``_DISTRIBUTED``."""
+    out: list[rn.Node] = []
+    todo = list(reversed(branches))
+    while todo:
+        branch = todo.pop()
+        items = branch.items if isinstance(branch, rn.Seq) else (branch,)
+        head = items[0] if items else None
+        if isinstance(head, rn.Group) and head.kind in (rn.GROUP, rn.CAPTURE):
+            body = head.body
+            if isinstance(body, rn.Alt):
+                for alt in reversed(body.branches):
+                    first = alt.items if isinstance(alt, rn.Seq) else (alt,)
+                    todo.append(rn.Seq(branch.start, branch.end, (*first, *items[1:])))
+                if len(out) + len(todo) > _DISTRIBUTED:
+                    return branches
+                continue
+            if isinstance(body, rn.Seq):  # (?:AB)C is ABC
+                todo.append(rn.Seq(branch.start, branch.end, (*body.items, *items[1:])))
+                continue
+        out.append(branch)
+    return tuple(out)
+
+
+_GUARD_CHARS = 4
+"""A look-behind of more characters than this gives no guard (too many chunks would hold one)."""
+
+
+def _guard(head: rn.Node) -> frozenset[str] | None:
+    r"""The characters one of which stands just before every match of a branch that begins
+    with ``head``: a look-behind whose every match ends with one character of a few
+    (``(?<=\})``, ``(?<=[}"])``, the ``>`` of ``(?<=</think>)``); None for any other."""
+    if not (isinstance(head, rn.Group) and head.kind == rn.BEHIND):
+        return None
+    body = head.body
+    last = body.items[-1] if isinstance(body, rn.Seq) and body.items else body
+    if isinstance(last, rn.Char) and not last.fold:
+        return frozenset(last.char)
+    if isinstance(last, rn.Class) and last.is_set and not last.negated and not last.fold:
+        chars = _finite(CharSet.of(last))
+        if chars and len(chars) <= _GUARD_CHARS:
+            return chars
+    return None
 
 
 def _finite(chars: CharSet) -> frozenset[str] | None:

@@ -108,7 +108,16 @@ def _state(
         watches.append(replace(w, memo=memo))
         memo += 1
     _import_ahead(ns, watches)
-    fast = _fast([facts for _, facts in ordered])
+    facts = [facts for _, facts in ordered]
+    fast = _fast(facts)
+    if any(f is not None and f.guarded is not None for f in facts):
+        # With a look-behind's character counted (lowering.delimiters.pattern_facts), fewer
+        # chunks leave the fast path. But after the general path consumed that character, the
+        # next chunk takes the general path again: a whitespace run held right after it would
+        # be searched anew at every chunk. Where the state holds runs without a search (star,
+        # runs), it keeps the facts without guards.
+        if fast is None or not (fast.star or fast.runs):
+            fast = _fast([f if f is None or f.guarded is None else f.guarded for f in facts])
     if fast is not None:
         fast = replace(fast, pending=pending_literals(watches))
         if dropped:
@@ -282,6 +291,7 @@ def _fast(facts: list[Facts | None]) -> Fast | None:
     )
     dollar = any(f.dollar for f in known)
     late = any(f.late for f in known)
+    behind = any(f.behind for f in known)
     if not known:
         why = "nothing is watched"
     else:
@@ -296,4 +306,6 @@ def _fast(facts: list[Facts | None]) -> Fast | None:
             why += "; a final newline may be where $ matches"
         if late:
             why += "; a ^ alternative counts until text is consumed"
-    return Fast(core, lead, star, dollar, late, why, runs)
+        if behind:
+            why += "; nor one after a consumed one (a look-behind reads it)"
+    return Fast(core, lead, star, dollar, late, why, runs, behind=behind)
