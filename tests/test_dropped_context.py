@@ -22,6 +22,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from strategies import chunkings, template_plans, texts
 from test_fast_path import PROSE, prose_and_pieces, run
+from test_remembered_searches import _outputs
 
 import rtc.compiler.lowering.states as states
 from rtc.compiler import load
@@ -32,7 +33,6 @@ from rtc.compiler.validate import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 FAMILIES = sorted(path.stem for path in (ROOT / "generated").glob("*.json"))
-DATA = Path(__file__).resolve().parent / "data"
 
 
 def keeping(parser: type[Any]) -> type[Any]:
@@ -67,21 +67,6 @@ def test_random_templates_answer_alike_dropping_or_keeping(data: st.DataObject) 
 def _family(name: str) -> type[Any]:
     module = __import__(f"rtc.generated.{name}", fromlist=["ResponseParser"])
     return module.ResponseParser
-
-
-def _outputs(name: str) -> list[str]:
-    """Some of the family's real outputs (its fixtures and cases)."""
-    found = []
-    for path in (
-        DATA / "catalogue" / name / "fixtures.jsonl",
-        DATA / "family_cases" / f"{name}.jsonl",
-    ):
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines()[:6]:
-                text = json.loads(line).get("text")
-                if isinstance(text, str):
-                    found.append(text)
-    return found
 
 
 def _tokens(text: str) -> list[str]:
