@@ -28,10 +28,10 @@ from .fast_path import (
     feed_step,
     flush,
     grown,
-    grows_held,
     holds_a_run,
     region_tuple,
     settle,
+    unread,
 )
 from .loop import CLOSE, NONE, Eos, LoopError, Scan, run
 from .matching import LONG_SPAN
@@ -357,7 +357,7 @@ class CompiledParser:
             run(self, False, events)
         self._settle()
         self._clean = clean = holds_a_run(self)
-        self._growing = None if clean else grows_held(self)
+        self._growing = None if clean else unread(self)
         return events
 
     _settle = settle  # after the loop: see fast_path.settle

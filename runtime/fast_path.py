@@ -23,6 +23,7 @@ __all__ = [
     "feed_step",
     "flush",
     "settle",
+    "unread",
     "grown",
     "grows_held",
     "holds_a_run",
@@ -287,10 +288,30 @@ def grows_held(p: CompiledParser) -> Growing | None:
     return None
 
 
+# ``_growing`` after the general path left held text in a state with growth checks: the check
+# is read (``grows_held``) when the next chunk is text one of them may grow by, on the same
+# buffer (nothing changes it in between). Reading it is a search: most such chunks are not.
+UNREAD = Growing()
+
+
+def unread(p: CompiledParser) -> Growing | None:
+    """After the general path: ``UNREAD`` where ``p`` holds text in a state with growth
+    checks, else None (nothing can grow)."""
+    checks = p._grows[p.region + 1] if p._grows else ()
+    return UNREAD if checks and p._pos < len(p._buf) else None
+
+
 def grown(p: CompiledParser, text: str) -> bool:
     """While ``p`` holds a match that keeps growing (``grows_held``): a chunk it may grow by
     joins the held text, nothing committed (True); else nothing is done (False)."""
     check = p._growing
+    if check is UNREAD:
+        for c in p._grows[p.region + 1]:
+            if _grows_by(text, c.stops):
+                break
+        else:
+            return False
+        check = p._growing = grows_held(p)
     if check is None or not _grows_by(text, check.stops):
         return False
     _append(p, text)
