@@ -368,6 +368,7 @@ def settle(p: CompiledParser) -> None:
     pos = p._pos
     cur = p.region
     fast = p._region_fast[cur + 1] if p._opened or cur < 0 else None
+    # (fast[12]: Fast.behind, fast[10]: the core characters; see region_tuple.)
     if fast is not None and fast[12] and pos and p._buf[pos - 1] in fast[10]:
         fast = None
     if context == 0 or p._drops[cur + 1]:
