@@ -25,6 +25,7 @@ from .ahead import NO_MEMO
 from .fast_path import (
     Fast,
     Growing,
+    extend_buffer,
     feed_step,
     flush,
     grown,
@@ -344,11 +345,7 @@ class CompiledParser:
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
             if self._growing is not None and grown(self, text):
                 return []  # whitespace grows the held match: nothing to search (see grown)
-            # Drop the attribute's reference first so CPython can grow the string in place.
-            buf = self._buf
-            self._buf = ""
-            buf += text
-            self._buf = buf
+            extend_buffer(self, text)
         events: list[dict[str, Any]] = []
         if not ((self._opened or self.region < 0) and _routed(self, events)):
             self._fast = None  # until _settle: the region may change, or the loop raise

@@ -20,14 +20,15 @@ __all__ = [
     "TRIM_SLACK",
     "Fast",
     "Growing",
+    "extend_buffer",
     "feed_step",
     "flush",
-    "settle",
-    "unread",
     "grown",
     "grows_held",
     "holds_a_run",
     "region_tuple",
+    "settle",
+    "unread",
 ]
 
 # With a bounded context, consumed text is trimmed once this much more than the context has
@@ -222,7 +223,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         self._buf = text[len(text) - kept :]
     else:
         buf = ""  # (this frame's reference dropped: the run grows in place)
-        _append(self, text)
+        extend_buffer(self, text)
     self._clean = run and kept > 0
     if committed and name is not None:
         self._parts.append(committed)
@@ -261,12 +262,9 @@ def grows_held(p: CompiledParser) -> Growing | None:
     that keeps growing, if one holds (the match starts where the held text does, so the
     state's hold stays there and nothing can be committed). Read once; then :func:`grown`
     appends such text without a search."""
-    checks = p._grows[p.region + 1] if p._grows else ()
     buf = p._buf
     pos = p._pos
-    if not checks or pos >= len(buf):
-        return None
-    for check in checks:
+    for check in _held_checks(p):
         if check.literals:
             for literal in check.literals:
                 if buf.startswith(literal, pos):
@@ -294,11 +292,17 @@ def grows_held(p: CompiledParser) -> Growing | None:
 UNREAD = Growing()
 
 
+def _held_checks(p: CompiledParser) -> tuple[Growing, ...]:
+    """The growth checks of ``p``'s state where it holds text; () where nothing can grow."""
+    if not p._grows or p._pos >= len(p._buf):
+        return ()
+    return p._grows[p.region + 1]
+
+
 def unread(p: CompiledParser) -> Growing | None:
     """After the general path: ``UNREAD`` where ``p`` holds text in a state with growth
     checks, else None (nothing can grow)."""
-    checks = p._grows[p.region + 1] if p._grows else ()
-    return UNREAD if checks and p._pos < len(p._buf) else None
+    return UNREAD if _held_checks(p) else None
 
 
 def grown(p: CompiledParser, text: str) -> bool:
@@ -306,7 +310,7 @@ def grown(p: CompiledParser, text: str) -> bool:
     joins the held text, nothing committed (True); else nothing is done (False)."""
     check = p._growing
     if check is UNREAD:
-        for c in p._grows[p.region + 1]:
+        for c in _held_checks(p):
             if _grows_by(text, c.stops):
                 break
         else:
@@ -314,11 +318,11 @@ def grown(p: CompiledParser, text: str) -> bool:
         check = p._growing = grows_held(p)
     if check is None or not _grows_by(text, check.stops):
         return False
-    _append(p, text)
+    extend_buffer(p, text)
     return True
 
 
-def _append(p: CompiledParser, text: str) -> None:
+def extend_buffer(p: CompiledParser, text: str) -> None:
     """``p._buf += text``, in place where CPython can: with no other reference to the buffer
     (the caller holds none), the string is resized instead of copied, so a held run that keeps
     growing costs its chunks, not its length, per chunk."""
