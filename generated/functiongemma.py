@@ -23,7 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "fe987f6abb8e510522282bf2e2e2ca9485fe3c8caad9454d41aca4769cc79415"
@@ -190,11 +190,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
                 return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 0) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 0, m, 0
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
@@ -244,11 +240,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
                 )
             r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 0) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 0, m, 0
     return start, end, target, found
 

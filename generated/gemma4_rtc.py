@@ -17,13 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, search_ahead
+from rtc.runtime.ahead import any_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import json_with
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "015c34b368aee33b9794782ef1c242c18a75c56d219b07bea47f2640468bd575"
@@ -183,21 +183,13 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
                 return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': literals ['<turn|>', '<|tool_response>', '<eos>', '<channel|>', '<tool_call|>']
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
     i, j = any_ahead(memo, 0, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        if target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     else:
         i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
@@ -233,11 +225,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _OPEN_REASONING_CONTENT_RE.search(buf, pos)
         r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 0) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 0, None, 0
     # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[^<]*(?:<(?!\\|tool_c...': the regex module (its re twin on ASCII text)
     r = memo[2]
@@ -245,11 +233,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = (_OPEN_TOOL_CALLS_RE if buf.isascii() else _OPEN_TOOL_CALLS).search(buf, pos)
         r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, m, 1
     if start >= n:
         # Nothing is pending at the end of the stream: the reference's hold is the end of the
@@ -312,16 +296,11 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
         return -1, -1, -1, None  # every delimiter here needs at least one more character
     long_text = n - pos >= LONG_SPAN
     # close 'tool_calls': literal '<tool_call|>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[4]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
-            memo[4] = (pos, i)
-    else:
-        i = buf.find(_CLOSE_TOOL_CALLS, pos)
+    i = (
+        find_rare_ahead(memo, 4, buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+        if long_text
+        else buf.find(_CLOSE_TOOL_CALLS, pos)
+    )
     j = i + _CLOSE_TOOL_CALLS_LEN
     if i < 0:
         return -1, -1, -1, None

@@ -21,7 +21,7 @@ from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "3691e5c4ccffd201005286e4e989b6b709b86d7c30f54748b03e0fce0f984cf7"
@@ -116,11 +116,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
     i, j = any_ahead(memo, 1, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        if target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 1
     else:
         i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
@@ -171,11 +167,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
             i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
         if i >= 0:
             memo[1] = (pos, i, j)
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 1
     return start, end, target, found
 

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, search_ahead
+from rtc.runtime.ahead import find_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
@@ -31,7 +31,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "0c8b11731b311cef531195142e388fbdddbbf6277dac84623837bc283beaf858"
@@ -213,11 +213,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
                 return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 3) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 2, m, 3
     # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...'
     # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
@@ -233,21 +229,13 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
                 return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 1, None, 1
     # open 'thinking': literal '<|channel|>analysis<|message|>'
     i = find_ahead(memo, 0, buf, _OPEN_THINKING, pos)
     if i >= 0:
         j = i + _OPEN_THINKING_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        if target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 0, None, 2
     else:
         i = literal_tail(buf, pos, _OPEN_THINKING)
@@ -266,16 +254,11 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # open 'thinking': literal '<|channel|>analysis<|message|>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_THINKING, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _OPEN_THINKING, pos, n, _OPEN_THINKING_RARE)
+        if long_text
+        else buf.find(_OPEN_THINKING, pos)
+    )
     j = i + _OPEN_THINKING_LEN
     if i >= 0:
         start, end, target, found, rank = i, j, 0, None, 2
@@ -285,11 +268,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _OPEN_BUILTIN_TOOL_CALLS.search(buf, pos)
         r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 0) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 3, m, 0
     # open 'tool_calls': pattern '(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|pytho...': the regex module (inside whitespace runs skipped)
     r = memo[2]
@@ -297,11 +276,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _OPEN_TOOL_CALLS.search(buf, pos)
         r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 3 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 3) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 2, m, 3
     # open 'content': pattern '<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s...': the regex module (its re twin on ASCII text) (long text: between its literal prefix)
     r = memo[3]
@@ -331,11 +306,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
                 )
             r = memo[3] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, None, 1
     if start >= n:
         # Nothing is pending at the end of the stream: the reference's hold is the end of the

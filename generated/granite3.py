@@ -17,14 +17,14 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, find_ahead, search_ahead
+from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import LONG_SPAN, find_any, find_literal, literal_tail, tail_any
+from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.transform import each_element
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "3399dee920f0fcec0ac5073644265df8c21490e7b3c5d79b0e161b9fc2e33b5f"
@@ -163,11 +163,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     i = find_ahead(memo, 0, buf, _CLOSE_CONTENT, pos)
     if i >= 0:
         j = i + _CLOSE_CONTENT_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        if target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     else:
         i = literal_tail(buf, pos, _CLOSE_CONTENT)
@@ -180,11 +176,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 0) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 0, None, 0
     else:
         i = tail_any(buf, pos, _OPEN_THINKING_LITERALS)
@@ -202,16 +194,11 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # close 'content': literal '<|end_of_text|>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_CLOSE_CONTENT, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+        if long_text
+        else buf.find(_CLOSE_CONTENT, pos)
+    )
     j = i + _CLOSE_CONTENT_LEN
     if i >= 0:
         start, end, target, found, rank = i, j, -2, None, 2
@@ -235,11 +222,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
             i, j = find_any(buf, _OPEN_THINKING_LITERALS, pos, start + 1)
         if i >= 0:
             memo[1] = (pos, i, j)
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 0) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 0, None, 0
     # open 'tool_calls': pattern '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv...': the regex module
     r = memo[2]
@@ -247,11 +230,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _OPEN_TOOL_CALLS.search(buf, pos)
         r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, m, 1
     if start >= n:
         # Nothing is pending at the end of the stream: the reference's hold is the end of the

@@ -17,13 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, search_ahead
+from rtc.runtime.ahead import find_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import LONG_SPAN, SPACE_STR, find_literal, literal_tail, match_spaces
+from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail, match_spaces
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "7a25f1a249dc513aab44ea350cccc4208a6afb0b433864abb39a2f2b91bf237c"
@@ -127,11 +127,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 0) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 0, None, 0
     else:
         i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
@@ -151,16 +147,11 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # open 'tool_calls': pattern '<function_call>\\s*': str.find, then the whitespace after it
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_TOOL_CALLS, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
+        if long_text
+        else buf.find(_OPEN_TOOL_CALLS, pos)
+    )
     j = i + _OPEN_TOOL_CALLS_LEN
     if i >= 0:
         if j < n and buf[j].isspace():
@@ -173,11 +164,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _CLOSE_CONTENT_RE.search(buf, pos)
         r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 1
     return start, end, target, found
 

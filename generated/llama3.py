@@ -23,7 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "05c19a27292bdeaed7227fc67dea760baa2cb6f2485f845890145bc4dba13e61"
@@ -135,11 +135,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
     i, j = any_ahead(memo, 0, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        if target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 1
     else:
         i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
@@ -174,11 +170,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _OPEN_TOOL_CALLS.search(buf, pos)
         r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 0) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 0, m, 0
     if start >= n:
         # Nothing is pending at the end of the stream: the reference's hold is the end of the

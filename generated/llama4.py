@@ -23,7 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import SPACE_STR
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "e68fd7cfdbad92d7bf5abe8b0524a52847ef0721e1206e6b82175fd690f7eb05"
@@ -183,11 +183,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
                 return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 1
     if target != -1 and start >= hold:
         # An earlier or co-located pending delimiter may still turn out to be the real one.
@@ -214,11 +210,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _CLOSE_CONTENT_RE.search(buf, pos)
         r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 1
     if start >= n:
         # Nothing is pending at the end of the stream: the reference's hold is the end of the

@@ -17,13 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, search_ahead
+from rtc.runtime.ahead import find_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail
+from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "832d184c36fb9745eac832a55b861529d298a9e3a6b140a70d9a44913f05c201"
@@ -205,21 +205,13 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
                 return pos, -1, -1, -1, None  # pending from pos: nothing can be committed
             if i < hold:
                 hold = i
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     # open 'reasoning_content': literal '<think>'
     i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-        ):
+        if target == -1 or (i, i - j, 0) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 0, None, 0
     else:
         i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
@@ -238,16 +230,11 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # open 'reasoning_content': literal '<think>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
+        if long_text
+        else buf.find(_OPEN_REASONING_CONTENT, pos)
+    )
     j = i + _OPEN_REASONING_CONTENT_LEN
     if i >= 0:
         start, end, target, found, rank = i, j, 0, None, 0
@@ -257,11 +244,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _OPEN_TOOL_CALLS.search(buf, pos)
         r = memo[1] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, m, 1
     # close 'content': pattern '(?:<\\|im_end\\|>)\\s*': the regex module (its re twin)
     r = memo[2]
@@ -269,11 +252,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         m = _CLOSE_CONTENT_RE.search(buf, pos)
         r = memo[2] = (pos, -1, -1, None) if m is None else (pos, m.start(), m.end(), m)
     i, j, m = r[1], r[2], r[3]
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 2) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 2
     if start >= n:
         # Nothing is pending at the end of the stream: the reference's hold is the end of the

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, find_ahead
+from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
@@ -23,14 +23,13 @@ from rtc.runtime.matching import (
     SPACE_CHARS,
     SPACE_STR,
     find_any,
-    find_literal,
     literal_tail,
     one_search,
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "dccc5714e27d19eb3a479a63fc816d7f70375d09c9eba99051fd5d484ed80e07"
@@ -148,11 +147,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 1, None, 1
     else:
         i = literal_tail(buf, pos, _OPEN_TOOL_CALLS_AFTER_WS)
@@ -169,11 +164,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     else:
         i = tail_any(buf, pos, _CLOSE_CONTENT_AFTER_WS_LITERALS)
@@ -201,38 +192,26 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # open 'reasoning_content': literal '<think>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
+        if long_text
+        else buf.find(_OPEN_REASONING_CONTENT, pos)
+    )
     j = i + _OPEN_REASONING_CONTENT_LEN
     if i >= 0:
         start, end, target, found, rank = i, j, 0, None, 0
     # open 'tool_calls': pattern '\\s*<tool_call>': str.find, back over leading whitespace
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_TOOL_CALLS_AFTER_WS, pos, n, _OPEN_TOOL_CALLS_AFTER_WS_RARE)
-            memo[1] = (pos, i)
-    else:
-        i = buf.find(_OPEN_TOOL_CALLS_AFTER_WS, pos)
+    i = (
+        find_rare_ahead(
+            memo, 1, buf, _OPEN_TOOL_CALLS_AFTER_WS, pos, n, _OPEN_TOOL_CALLS_AFTER_WS_RARE
+        )
+        if long_text
+        else buf.find(_OPEN_TOOL_CALLS_AFTER_WS, pos)
+    )
     j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
     while i > pos and buf[i - 1] in SPACE_CHARS:
         i -= 1  # back over the whitespace the leading \s* takes
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, None, 1
     # close 'content': pattern '\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)': str.find of each literal, back over leading whitespace
     r = memo[2]
@@ -247,11 +226,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         memo[2] = (pos, i, j)
     while i > pos and buf[i - 1] in SPACE_CHARS:
         i -= 1  # back over the whitespace the leading \s* takes
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 2) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 2
     return start, end, target, found
 
@@ -289,16 +264,13 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
         return -1, -1, -1, None  # every delimiter here needs at least one more character
     long_text = n - pos >= LONG_SPAN
     # close 'reasoning_content': literal '</think>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[3]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE)
-            memo[3] = (pos, i)
-    else:
-        i = buf.find(_CLOSE_REASONING_CONTENT, pos)
+    i = (
+        find_rare_ahead(
+            memo, 3, buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
+        )
+        if long_text
+        else buf.find(_CLOSE_REASONING_CONTENT, pos)
+    )
     j = i + _CLOSE_REASONING_CONTENT_LEN
     if i < 0:
         return -1, -1, -1, None
@@ -327,16 +299,11 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
         return -1, -1, -1, None  # every delimiter here needs at least one more character
     long_text = n - pos >= LONG_SPAN
     # close 'tool_calls': literal '</tool_call>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[4]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
-            memo[4] = (pos, i)
-    else:
-        i = buf.find(_CLOSE_TOOL_CALLS, pos)
+    i = (
+        find_rare_ahead(memo, 4, buf, _CLOSE_TOOL_CALLS, pos, n, _CLOSE_TOOL_CALLS_RARE)
+        if long_text
+        else buf.find(_CLOSE_TOOL_CALLS, pos)
+    )
     j = i + _CLOSE_TOOL_CALLS_LEN
     if i < 0:
         return -1, -1, -1, None

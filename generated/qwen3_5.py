@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, find_ahead, search_ahead
+from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import missing_key
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
@@ -32,7 +32,7 @@ from rtc.runtime.matching import (
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "1ccbc4ba964d65485931ede5117809545014eee90e94d25be4f4651a8e864fb7"
@@ -189,11 +189,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 0 < rank)))
-        ):
+        if target == -1 or (i, i - j, 0) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 0, None, 0
     else:
         i = literal_tail(buf, pos, _OPEN_REASONING_CONTENT)
@@ -208,11 +204,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if j == n:
             if i < hold:
                 hold = i  # a match at the end may still grow
-        elif (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        elif target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     else:
         i = tail_any(buf, pos, _CLOSE_CONTENT_AFTER_WS_LITERALS)
@@ -234,16 +226,11 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # open 'reasoning_content': literal '<think>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
+        if long_text
+        else buf.find(_OPEN_REASONING_CONTENT, pos)
+    )
     j = i + _OPEN_REASONING_CONTENT_LEN
     if i >= 0:
         start, end, target, found, rank = i, j, 0, None, 0
@@ -260,11 +247,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
         memo[1] = (pos, i, j)
     while i > pos and buf[i - 1] in SPACE_CHARS:
         i -= 1  # back over the whitespace the leading \s* takes
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 2) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 2
     # open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>': the regex module (its re twin) (long text: between its literal prefix), back over leading whitespace
     r = memo[2]
@@ -294,11 +277,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     i, j, m = r[1], r[2], r[3]
     while i > pos and buf[i - 1] in SPACE_CHARS:
         i -= 1  # back over the whitespace the leading \s* takes
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, m, 1
     return start, end, target, found
 
@@ -332,16 +311,13 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
         return -1, -1, -1, None  # every delimiter here needs at least one more character
     long_text = n - pos >= LONG_SPAN
     # close 'reasoning_content': literal '</think>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[3]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE)
-            memo[3] = (pos, i)
-    else:
-        i = buf.find(_CLOSE_REASONING_CONTENT, pos)
+    i = (
+        find_rare_ahead(
+            memo, 3, buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
+        )
+        if long_text
+        else buf.find(_CLOSE_REASONING_CONTENT, pos)
+    )
     j = i + _CLOSE_REASONING_CONTENT_LEN
     if i < 0:
         return -1, -1, -1, None

@@ -17,20 +17,13 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, find_ahead
+from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import (
-    LONG_SPAN,
-    find_any,
-    find_literal,
-    literal_tail,
-    one_search,
-    tail_any,
-)
+from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, one_search, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "bdfc26ab0f1fc436faaa8fa09725edf16f1eabc35222ae5e4442944f76f9dae8"
@@ -158,11 +151,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     i = find_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos)
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        if target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 1, None, 1
     else:
         i = literal_tail(buf, pos, _OPEN_TOOL_CALLS)
@@ -172,11 +161,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     # Complete-first: the leftmost occurrence (the longest there) hides every partial one.
     i, j = any_ahead(memo, 2, buf, _CLOSE_CONTENT_LITERALS, pos)
     if i >= 0:
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        if target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     else:
         i = tail_any(buf, pos, _CLOSE_CONTENT_LITERALS)
@@ -202,47 +187,24 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # open 'reasoning_content': literal '<think>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_REASONING_CONTENT, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
+        if long_text
+        else buf.find(_OPEN_REASONING_CONTENT, pos)
+    )
     j = i + _OPEN_REASONING_CONTENT_LEN
     if i >= 0:
         start, end, target, found, rank = i, j, 0, None, 0
     # open 'tool_calls': literal '<tool_call>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _OPEN_TOOL_CALLS_LEN
-            i = (
-                buf.find(_OPEN_TOOL_CALLS, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_TOOL_CALLS, pos, stop, _OPEN_TOOL_CALLS_RARE)
-            )
-            if i >= 0:
-                memo[1] = (pos, i)
-    elif target == -1:
-        i = buf.find(_OPEN_TOOL_CALLS, pos)
-    else:
-        i = buf.find(_OPEN_TOOL_CALLS, pos, start + _OPEN_TOOL_CALLS_LEN)
+    # Only an occurrence by the candidate's start could win: look no further.
+    stop = n if target == -1 else start + _OPEN_TOOL_CALLS_LEN
+    i = (
+        find_rare_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos, stop, _OPEN_TOOL_CALLS_RARE)
+        if long_text
+        else buf.find(_OPEN_TOOL_CALLS, pos, stop)
+    )
     j = i + _OPEN_TOOL_CALLS_LEN
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, None, 1
     # close 'content': literals ['<|im_end|>', '<|endoftext|>', '</think>', '</tool_call>']: str.find of each literal
     r = memo[2]
@@ -264,11 +226,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
             i, j = find_any(buf, _CLOSE_CONTENT_LITERALS, pos, start + 1)
         if i >= 0:
             memo[2] = (pos, i, j)
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 2) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 2
     return start, end, target, found
 

@@ -17,12 +17,12 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead
+from rtc.runtime.ahead import find_ahead, find_rare_ahead
 from rtc.runtime.engine import CompiledParser, Fast, Growing
-from rtc.runtime.matching import LONG_SPAN, find_literal, literal_tail, match_spaces, one_search
+from rtc.runtime.matching import LONG_SPAN, literal_tail, match_spaces, one_search
 from rtc.runtime.openai import OpenAIDeltaStream
 
-require_api(3, __name__)
+require_api(4, __name__)
 
 RTC_VERSION = "0.1.0"
 TEMPLATE_SHA256 = "b22950d667ace1cd67c0db9552fa9c32fba77ad96a3c6d2add0ec821e78c5e78"
@@ -142,11 +142,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     i = find_ahead(memo, 1, buf, _OPEN_THINK_START, pos)
     if i >= 0:
         j = i + _OPEN_THINK_START_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-        ):
+        if target == -1 or (i, i - j, 1) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 1, None, 1
     else:
         i = literal_tail(buf, pos, _OPEN_THINK_START)
@@ -156,11 +152,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     i = find_ahead(memo, 2, buf, _CLOSE_REASONING_CONTENT, pos)
     if i >= 0:
         j = i + _CLOSE_REASONING_CONTENT_LEN
-        if (
-            target == -1
-            or i < start
-            or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-        ):
+        if target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     else:
         i = literal_tail(buf, pos, _CLOSE_REASONING_CONTENT)
@@ -186,16 +178,11 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     found = None
     long_text = n - pos >= LONG_SPAN
     # open 'content': pattern '</think>\\s*': str.find, then the whitespace after it
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[0]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
-            memo[0] = (pos, i)
-    else:
-        i = buf.find(_OPEN_CONTENT, pos)
+    i = (
+        find_rare_ahead(memo, 0, buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
+        if long_text
+        else buf.find(_OPEN_CONTENT, pos)
+    )
     j = i + _OPEN_CONTENT_LEN
     if i >= 0:
         if j < n and buf[j].isspace():
@@ -203,64 +190,28 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     if i >= 0:
         start, end, target, found, rank = i, j, 2, None, 0
     # open 'think_start': literal '<think>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[1]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _OPEN_THINK_START, pos, n, _OPEN_THINK_START_RARE)
-            memo[1] = (pos, i)
-        else:
-            stop = start + _OPEN_THINK_START_LEN
-            i = (
-                buf.find(_OPEN_THINK_START, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(buf, _OPEN_THINK_START, pos, stop, _OPEN_THINK_START_RARE)
-            )
-            if i >= 0:
-                memo[1] = (pos, i)
-    elif target == -1:
-        i = buf.find(_OPEN_THINK_START, pos)
-    else:
-        i = buf.find(_OPEN_THINK_START, pos, start + _OPEN_THINK_START_LEN)
+    # Only an occurrence by the candidate's start could win: look no further.
+    stop = n if target == -1 else start + _OPEN_THINK_START_LEN
+    i = (
+        find_rare_ahead(memo, 1, buf, _OPEN_THINK_START, pos, stop, _OPEN_THINK_START_RARE)
+        if long_text
+        else buf.find(_OPEN_THINK_START, pos, stop)
+    )
     j = i + _OPEN_THINK_START_LEN
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 1 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 1) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, 1, None, 1
     # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[2]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        elif target == -1:
-            i = find_literal(buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE)
-            memo[2] = (pos, i)
-        else:
-            stop = start + _CLOSE_REASONING_CONTENT_LEN
-            i = (
-                buf.find(_CLOSE_REASONING_CONTENT, pos, stop)
-                if stop - pos < LONG_SPAN
-                else find_literal(
-                    buf, _CLOSE_REASONING_CONTENT, pos, stop, _CLOSE_REASONING_CONTENT_RARE
-                )
-            )
-            if i >= 0:
-                memo[2] = (pos, i)
-    elif target == -1:
-        i = buf.find(_CLOSE_REASONING_CONTENT, pos)
-    else:
-        i = buf.find(_CLOSE_REASONING_CONTENT, pos, start + _CLOSE_REASONING_CONTENT_LEN)
+    # Only an occurrence by the candidate's start could win: look no further.
+    stop = n if target == -1 else start + _CLOSE_REASONING_CONTENT_LEN
+    i = (
+        find_rare_ahead(
+            memo, 2, buf, _CLOSE_REASONING_CONTENT, pos, stop, _CLOSE_REASONING_CONTENT_RARE
+        )
+        if long_text
+        else buf.find(_CLOSE_REASONING_CONTENT, pos, stop)
+    )
     j = i + _CLOSE_REASONING_CONTENT_LEN
-    if i >= 0 and (
-        target == -1
-        or i < start
-        or (i == start and (j - i > end - start or (j - i == end - start and 2 < rank)))
-    ):
+    if i >= 0 and (target == -1 or (i, i - j, 2) < (start, start - end, rank)):
         start, end, target, found, rank = i, j, -2, None, 2
     return start, end, target, found
 
@@ -319,16 +270,11 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
         return -1, -1, -1, None  # every delimiter here needs at least one more character
     long_text = n - pos >= LONG_SPAN
     # close 'content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>': str.find
-    if long_text:
-        # Long text: find by the rarest character, and remember.
-        r = memo[4]
-        if r is not None and r[0] <= pos and (r[1] < 0 or r[1] >= pos):
-            i = r[1]
-        else:
-            i = find_literal(buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
-            memo[4] = (pos, i)
-    else:
-        i = buf.find(_CLOSE_CONTENT, pos)
+    i = (
+        find_rare_ahead(memo, 4, buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
+        if long_text
+        else buf.find(_CLOSE_CONTENT, pos)
+    )
     j = i + _CLOSE_CONTENT_LEN
     if i < 0:
         return -1, -1, -1, None

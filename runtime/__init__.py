@@ -5,7 +5,7 @@ Production code: imports only the standard library and ``regex``.
 
 from __future__ import annotations
 
-API_VERSION = 3
+API_VERSION = 4
 """Version of the interface between generated modules and this runtime.
 
 Bumped whenever a generated module written by an older compiler could misbehave

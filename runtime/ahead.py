@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .matching import Literals, find_any
+from .matching import LONG_SPAN, Literals, find_any, find_literal
 
 NO_MEMO: list[Any] = []
 """The memo of a pass over a short span: nothing is remembered."""
@@ -45,6 +45,27 @@ def find_ahead(memo: list[Any], slot: int, buf: str, literal: str, pos: int) -> 
         return int(r[1])
     i = buf.find(literal, pos)
     memo[slot] = (pos, i)
+    return i
+
+
+def find_rare_ahead(
+    memo: list[Any], slot: int, buf: str, literal: str, pos: int, stop: int, rare: int
+) -> int:
+    """``buf.find(literal, pos, stop)``, over a long span by its rarest character
+    (``matching.find_literal``), remembered in ``memo[slot]`` when the search reached the end
+    of the buffer or found the literal (the leftmost occurrence from ``pos`` either way; a
+    miss short of the end says nothing about the text after ``stop``)."""
+    if memo:
+        r = memo[slot]
+        if _valid(r, pos):
+            return int(r[1])
+    i = (
+        buf.find(literal, pos, stop)
+        if stop - pos < LONG_SPAN
+        else find_literal(buf, literal, pos, stop, rare)
+    )
+    if memo and (i >= 0 or stop >= len(buf)):
+        memo[slot] = (pos, i)
     return i
 
 

@@ -165,7 +165,8 @@ def _shaped_watch(
     single = delim.single_literal
     if single is not None:
         const = ns.literal_const(stem, comment, single)
-        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail")
+        ns.imports.add("matching", "LONG_SPAN", "literal_tail")
+        ns.imports.add("ahead", "find_rare_ahead")
         w = Watch(
             shape=Shape.LITERAL,
             literal=const,
@@ -237,13 +238,15 @@ def _pattern_watch(
     w: Watch
     if literal is not None:
         const = ns.literal_const(stem, f"{comment}: its literal", literal)
-        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail", "match_spaces")
+        ns.imports.add("matching", "LONG_SPAN", "literal_tail", "match_spaces")
+        ns.imports.add("ahead", "find_rare_ahead")
         shape, how = Shape.LITERAL_SPACES, "str.find, then the whitespace after it"
         w = Watch(shape=shape, literal=const, **flags, **base)
         core: frozenset[str] | None = frozenset(literal[0])
     elif (literal := literal_text(source)) is not None:
         const = ns.literal_const(stem, f"{comment}: a literal", literal)
-        ns.imports.add("matching", "LONG_SPAN", "find_literal", "literal_tail")
+        ns.imports.add("matching", "LONG_SPAN", "literal_tail")
+        ns.imports.add("ahead", "find_rare_ahead")
         shape, how = Shape.LITERAL_PATTERN, "str.find"
         w = Watch(shape=shape, literal=const, **flags, **base)
         core = frozenset(literal[0])
