@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .content_spec import ContentSpec
+
 
 @dataclass(frozen=True)
 class Delimiter:
@@ -41,6 +43,7 @@ class Field:
     close: Delimiter | None
     content: str
     content_args: Any
+    spec: ContentSpec  # content and content_args, read once
     repeats: bool
     join: str | None
     optional: bool

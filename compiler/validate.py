@@ -16,6 +16,7 @@ import regex
 from rtc.runtime.content import PARSERS
 from rtc.runtime.transform import transform_problem
 
+from .content_spec import read_content
 from .errors import TemplateError, TemplateTypeError
 from .model import Delimiter, Field, Template
 
@@ -181,6 +182,7 @@ def _field(name: str, index: int, spec: Any) -> Field:
         close=close,
         content=content,
         content_args=spec.get("content_args", {}),
+        spec=read_content(content, spec.get("content_args", {})),
         repeats=bool(spec.get("repeats", False)),
         join=join,
         optional=bool(spec.get("optional", True)),

@@ -6,7 +6,9 @@ cache lookup), the ``tag_pattern`` of ``xml-inline``, the value parser it looks 
 the arguments are plain data this module reads them at compile time instead: the patterns
 become named module-level constants (a comment names the argument each comes from), a value
 parser a small function, and the parser the call of the runtime's ``json_with`` /
-``xml_inline_with`` / ``kv_lines_with`` with the decided flags.
+``xml_inline_with`` / ``kv_lines_with`` with the decided flags. The reading itself (which
+arguments each kind uses, which could be read) is ``rtc.compiler.content_spec``'s: this module
+turns a read spec into code.
 
 Why this is exact: ``content_args`` of a valid template is JSON data, so each ``args.get`` is a
 plain dict lookup with no side effect, and reading all of them at compile time returns what the
@@ -21,20 +23,16 @@ random bodies and arguments.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import regex
 
-from rtc.runtime.content import PARSERS
-
+from ..content_spec import TEXT_KINDS, ContentSpec
 from ..literals import comment_text
 from ..plan import Content, ContentKind, ContentPattern, TagsFunction, Twin, ValueFunction
 from ..regex_syntax import parse, re_twin, searches_well
 from ..regex_syntax.literal import literal_suffix
 from .namespace import Namespace, identifier, twin_note
 
-TEXT_KINDS = ("text", "int", "float", "bool")
-"""Content kinds whose value is text-like (never a list or dict, never dirty)."""
+__all__ = ["TEXT_KINDS", "content"]
 
 _GENERAL = {
     "text": "parse_text",
@@ -53,42 +51,30 @@ _TEXT = {
 }
 
 
-def content(ns: Namespace, name: str, kind: str, args: Any) -> Content:
-    """The content parser of field ``name``: specialised where ``args`` allow, else general."""
-    found = _parser(ns, kind, args, f"content_args of {comment_text(name, 30)}", name)
-    if found is not None:
-        return found
-    function = _GENERAL[kind]
+def content(ns: Namespace, name: str, spec: ContentSpec) -> Content:
+    """The content parser of field ``name``: specialised where its arguments were read
+    (``spec.plain``), else the runtime's general parser with the arguments as data."""
+    if spec.plain:
+        return _parser(ns, spec, f"content_args of {comment_text(name, 30)}", name)
+    function = _GENERAL[spec.kind]
     ns.imports.add("content", function)
-    const = ns.data(f"args_{name}", f"content_args of {comment_text(name)}", args)
+    const = ns.data(f"args_{name}", f"content_args of {comment_text(name)}", spec.args)
     return Content(ContentKind.GENERAL, const=const, function=function)
 
 
-def _parser(ns: Namespace, kind: str, args: Any, where: str, stem: str) -> Content | None:
-    if args.__class__ is not dict:
-        return None  # the first args.get raises AttributeError at close: the runtime does it
-    if kind in TEXT_KINDS:
-        return Content(_TEXT[kind], strip=bool(args.get("strip", True)))
-    if kind == "json":
-        return _json(ns, args, where, stem)
-    if kind == "xml-inline":
-        return _xml_inline(ns, args, where, stem)
-    if kind == "kv-lines":
-        return _kv_lines(ns, args, where, stem)
-    return None
+def _parser(ns: Namespace, spec: ContentSpec, where: str, stem: str) -> Content:
+    if spec.text_like:
+        return Content(_TEXT[spec.kind], strip=spec.strip)
+    if spec.kind == "json":
+        return _json(ns, spec, where, stem)
+    if spec.kind == "xml-inline":
+        return _xml_inline(ns, spec, where, stem)
+    return _kv_lines(ns, spec, where, stem)
 
 
-def _json(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Content | None:
-    delims = args.get("string_delims", [])
-    if delims.__class__ is not list or not all(
-        pair.__class__ is list and len(pair) == 2 and all(d.__class__ is str for d in pair)
-        for pair in delims
-    ):
-        return None  # not pairs of strings: unpacking or escaping fails at close
-    unquoted = bool(args.get("unquoted_keys", False))
-    non_json = 0
-    if args.get("allow_non_json"):
-        non_json = 1 if args.get("strip", True) else 2
+def _json(ns: Namespace, spec: ContentSpec, where: str, stem: str) -> Content:
+    delims = spec.string_delims
+    non_json = (1 if spec.strip else 2) if spec.allow_non_json else 0
     const = "()"
     if delims:
         # Each pair's opener, and the pattern the reference builds from the pair.
@@ -99,7 +85,7 @@ def _json(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Content
         ns.content_pattern(
             ContentPattern(const, f"{where}: string_delims {shown}{more}", pairs=pairs)
         )
-    if not delims and not unquoted:
+    if not delims and not spec.unquoted_keys:
         # No dialect: plain JSON, or JSON else the text (allow_non_json).
         if non_json:
             ns.imports.add("content", "json_or_text")
@@ -107,18 +93,15 @@ def _json(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Content
         ns.imports.add("content", "json_value")
         return Content(ContentKind.JSON)
     ns.imports.add("content", "json_with")
-    return Content(ContentKind.JSON_WITH, const=const, unquoted=unquoted, non_json=non_json)
+    return Content(
+        ContentKind.JSON_WITH, const=const, unquoted=spec.unquoted_keys, non_json=non_json
+    )
 
 
-def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Content | None:
-    tag_pattern = args.get("tag_pattern")
-    if tag_pattern.__class__ is not str or not _compiles(tag_pattern):
-        return None  # missing, not a string, or invalid: the error comes at close
-    value_parser = args.get("value_parser")
-    value = _value(ns, value_parser, where, stem)
-    if value is False:
-        return None
-    merge = bool(args.get("merge_duplicates", False))
+def _xml_inline(ns: Namespace, spec: ContentSpec, where: str, stem: str) -> Content:
+    tag_pattern = spec.tag_pattern
+    assert tag_pattern is not None  # (a plain xml-inline spec has one)
+    value = _value(ns, spec.value, where, stem)
     const = ns.name(f"{stem}_tag_pattern")
     ns.content_pattern(ContentPattern(const, f"{where}: tag_pattern", ns.literal(tag_pattern)))
     made = re_twin(tag_pattern) if searches_well(tag_pattern) else None
@@ -130,7 +113,7 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
         ns.content_pattern(ContentPattern(twin, comment, twin=found))
     ascii_only = made is not None and made.ascii_only
     groups = regex.compile(tag_pattern, regex.DOTALL).groupindex
-    if not merge and "key" in groups and "value" in groups:
+    if not spec.merge_duplicates and "key" in groups and "value" in groups:
         # xml_inline_with's loop without merging, written out: the groups read by the numbers
         # decided here, the value parser's expression inline (no call per value).
         function = identifier(stem, ns.names, "_tags_")
@@ -157,51 +140,34 @@ def _xml_inline(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> C
         const=const,
         twin=twin,
         twin_ascii=ascii_only,
-        merge=merge,
+        merge=spec.merge_duplicates,
         value=_value_function(ns, value, where, stem),
     )
 
 
-def _kv_lines(ns: Namespace, args: dict[str, Any], where: str, stem: str) -> Content | None:
-    line_sep = args.get("line_sep", "\n")
-    kv_sep = args.get("kv_sep", ":")
-    if not (line_sep is None or (line_sep.__class__ is str and line_sep)):
-        return None  # an empty or non-string separator fails in str.split at close
-    if kv_sep.__class__ is not str or not kv_sep:
-        return None
-    value = _value(ns, args.get("value_parser"), where, stem)
-    if value is False:
-        return None
+def _kv_lines(ns: Namespace, spec: ContentSpec, where: str, stem: str) -> Content:
+    value = _value(ns, spec.value, where, stem)
     ns.imports.add("content", "kv_lines_with")
     return Content(
         ContentKind.KV_LINES,
-        strip=bool(args.get("strip", True)),
-        line_sep=ns.literal(line_sep),
-        kv_sep=ns.literal(kv_sep),
+        strip=spec.strip,
+        line_sep=ns.literal(spec.line_sep),
+        kv_sep=ns.literal(spec.kv_sep),
         value=_value_function(ns, value, where, stem),
     )
 
 
 def _value(
-    ns: Namespace, value_parser: Any, where: str, stem: str
-) -> tuple[str, Content] | Literal[False] | None:
-    """A value parser read at compile time: None for none, (description, its content parser),
-    or False when it cannot be read then (not a dict, an unknown parser name, arguments that
-    need the general parser)."""
-    if value_parser is None:
+    ns: Namespace, value: ContentSpec | None, where: str, stem: str
+) -> tuple[str, Content] | None:
+    """A value parser read at compile time: None for none, else (description, its content
+    parser)."""
+    if value is None:
         return None
-    if value_parser.__class__ is not dict:
-        return False
-    kind = value_parser.get("name", "text")
-    if kind.__class__ is not str or kind not in PARSERS:
-        return False
-    sub = value_parser.get("args", {})
-    found = _parser(ns, kind, sub, f"{where}: value_parser", f"{stem}_value")
-    if found is None:
-        return False
-    comment = f"{where}: value_parser {kind}"
-    if sub:
-        comment += " with " + ", ".join(comment_text(str(k), 20) for k in list(sub)[:4])
+    found = _parser(ns, value, f"{where}: value_parser", f"{stem}_value")
+    comment = f"{where}: value_parser {value.kind}"
+    if value.args:
+        comment += " with " + ", ".join(comment_text(str(k), 20) for k in list(value.args)[:4])
     return comment, found
 
 
@@ -212,11 +178,3 @@ def _value_function(ns: Namespace, value: tuple[str, Content] | None, where: str
     function = identifier(stem, ns.names, "_value_")
     ns.value_functions.append(ValueFunction(function, value[0], value[1]))
     return function
-
-
-def _compiles(pattern: str) -> bool:
-    try:
-        regex.compile(pattern, regex.DOTALL)
-    except Exception:  # regex.error, or anything else: the runtime reports it at close
-        return False
-    return True

@@ -26,7 +26,7 @@ def lower_field(ns: Namespace, f: Field, fn_names: set[str]) -> FieldPlan:
         name=repr(f.name),
         comment=comment_text(f.name),
         function=identifier(f.name, fn_names, "_finish_"),
-        content=content(ns, f.name, f.content, f.content_args),
+        content=content(ns, f.name, f.spec),
         transform=_transform(ns, f) if f.has_transform else None,
         dirty=f.content not in TEXT_KINDS,
         store=store,

@@ -27,6 +27,7 @@ import regex
 from rtc.runtime.openai import REASONING_NAMES
 from rtc.runtime.transform import PLACEHOLDER
 
+from ..content_spec import ContentSpec
 from ..literals import comment_text
 from ..model import Field, Template
 from ..plan import CallPlanSpec, Pattern, Serving
@@ -89,49 +90,34 @@ def param_shape(tag_pattern: str) -> str | None:
     return l3
 
 
-def _safe_value_parser(value_parser: Any) -> bool:
-    if value_parser is None:
-        return True
-    if not isinstance(value_parser, dict):
-        return False
-    return value_parser.get("name", "text") in ("text", "bool") and isinstance(
-        value_parser.get("args", {}), dict
-    )
+def _safe_value(spec: ContentSpec) -> bool:
+    """The value parser (if any) returns a value for every text: none, ``text`` or ``bool``."""
+    return spec.value_ok and (spec.value is None or spec.value.kind in ("text", "bool"))
 
 
 def content_cannot_raise(f: Field) -> str | None:
     """None when the field's content parser returns a value for every body, else why not."""
-    args = f.content_args
-    if not isinstance(args, dict):
+    spec = f.spec
+    if not spec.is_object:
         return "its content_args are not an object"
-    if f.content in ("text", "bool"):
+    if spec.kind in ("text", "bool"):
         return None
-    if f.content == "kv-lines":
-        line_sep = args.get("line_sep", "\n")
-        kv_sep = args.get("kv_sep", ":")
-        if not (line_sep is None or (isinstance(line_sep, str) and line_sep)):
-            return "its line_sep can fail"
-        if not (isinstance(kv_sep, str) and kv_sep):
-            return "its kv_sep can fail"
-        if not _safe_value_parser(args.get("value_parser")):
-            return "its value parser can fail"
-        return None
-    if f.content != "xml-inline":
-        return f"its {f.content} content can be rejected"
-    tag = args.get("tag_pattern")
-    if not isinstance(tag, str):
-        return "its tag_pattern is missing or invalid"
-    try:
-        groups = regex.compile(tag, regex.DOTALL).groupindex
-    except regex.error:
+    if spec.kind == "kv-lines":
+        if spec.problem is not None:
+            return spec.problem  # a separator that can fail
+        return None if _safe_value(spec) else "its value parser can fail"
+    if spec.kind != "xml-inline":
+        return f"its {spec.kind} content can be rejected"
+    tag = spec.tag_pattern
+    if tag is None:
         return "its tag_pattern is missing or invalid"
     always = always_groups(tag)
     if "key" not in always:
         return "its tag_pattern may match without a key"
-    value_parser = args.get("value_parser")
-    if not _safe_value_parser(value_parser):
+    if not _safe_value(spec):
         return "its value parser can fail"
-    if value_parser is not None and "value" in groups and "value" not in always:
+    groups = regex.compile(tag, regex.DOTALL).groupindex
+    if spec.value is not None and "value" in groups and "value" not in always:
         return "its value parser can be given no value"
     return None
 
@@ -174,15 +160,16 @@ def call_facts(f: Field, t: Template) -> CallFacts:
         facts.name_group = name[1:-1]
     else:
         return CallFacts("sent whole: its name is only known at its close")
-    args = f.content_args
-    end = param_shape(args["tag_pattern"]) if f.content == "xml-inline" else None
+    spec = f.spec
+    tag = spec.tag_pattern if spec.kind == "xml-inline" else None
+    end = param_shape(tag) if tag is not None else None
     if (
         end is not None
         and function.get("arguments") == "{content}"
-        and args.get("value_parser") is None
-        and not args.get("merge_duplicates", False)
+        and spec.value is None
+        and not spec.merge_duplicates
     ):
-        facts.params = args["tag_pattern"]
+        facts.params = tag
         facts.param_end = end
         facts.why += "; its arguments follow one completed parameter at a time"
     else:
@@ -203,15 +190,15 @@ def lower_serving(ns: Namespace, t: Template) -> Serving:
         elif f.name == "content" or f.name in REASONING_NAMES:
             default = t.defaults.get(f.name)
             if (
-                f.content == "text"
-                and isinstance(f.content_args, dict)
+                f.spec.kind == "text"
+                and f.spec.is_object
                 and not f.has_transform
                 and (f.join is not None or not f.repeats)
                 and (default is None or isinstance(default, str))
             ):
                 role = "content" if f.name == "content" else "reasoning"
         roles.append(repr(role))
-        strip.append(role in ("content", "reasoning") and bool(f.content_args.get("strip", True)))
+        strip.append(role in ("content", "reasoning") and f.spec.strip)
         if role != "tool_calls":
             calls.append(None)
             continue
