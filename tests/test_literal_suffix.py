@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rtc.compiler.regex_syntax import parse
-from rtc.compiler.regex_syntax.literal import literal_suffix
+from rtc.compiler.regex_syntax.literal import literal_runs, literal_suffix
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,3 +78,19 @@ def test_the_catalogue_tag_patterns_with_a_suffix() -> None:
             if isinstance(tag, str) and literal_suffix(parse(tag)) is not None:
                 found.add(path.stem)
     assert {"qwen3_5", "seed_oss", "step3p5", "minimax_m2", "deepseek_v32", "kimi_k3"} <= found
+
+
+@pytest.mark.parametrize(
+    ("pattern", "runs"),
+    [
+        (r"<\|im_end\|>|\s*<tool_call>", ["<|im_end|>", "<tool_call>"]),
+        (r"\s*(?:<\|im_end\|>|<\|endoftext\|>)", ["<|im_end|>", "<|endoftext|>"]),
+        (r"\[TOOL_CALLS\](?P<name>\w+)\[ARGS\]", ["[TOOL_CALLS]", "[ARGS]"]),
+        (r"<(?!\|START_ACTION\|>)", ["<", "|START_ACTION|>"]),  # not one text: a look-ahead
+        (r"(?i)<think>", []),  # case-folded: not written as is
+        (r"a(?:bc)*d", ["a", "bc", "d"]),
+        ("(", []),  # does not parse
+    ],
+)
+def test_literal_runs(pattern: str, runs: list[str]) -> None:
+    assert literal_runs(parse(pattern)) == runs

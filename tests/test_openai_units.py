@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 from openai_check import accumulate, counting_ids
 
 from rtc.compiler import load
-from rtc.compiler.lowering.serving import param_shape
-from rtc.compiler.regex_syntax.fast_paths import always_groups
+from rtc.compiler.regex_syntax.fast_paths import always_groups, param_shape
 from rtc.generated import qwen3, qwen3_5
 from rtc.runtime.openai_calls import ParamPieces
 
@@ -283,6 +282,8 @@ def test_always_groups(pattern: str, groups: set[str]) -> None:
         (r"<p=(?P<key>\w+)>(?P<value>.*?) </p>", None),  # L3 begins with whitespace
         (r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>", None),
         (r"(?P<key>\w+)=(?P<value>[^,]*)", None),
+        (r"\n<p=(?P<key>\w+)>\t(?P<value>.*?)</p>\n", "</p>\n"),  # escaped line ends, tabs
+        (r"<p=(?P<key>[a&&b]+)>(?P<value>.*?)</p>", None),  # a set operation: not read
     ],
 )
 def test_param_shape(pattern: str, end: str | None) -> None:
@@ -294,6 +295,7 @@ SHAPED = [
     r"<p=(?P<key>\w+)>(?P<value>.*?)</p>",
     r"<p=(?P<key>[^>]+)>\s*(?P<value>.*?)</p>",
     r"ab(?P<key>[^b]+)b(?P<value>.*?)\s*bb",
+    r"\n<p=(?P<key>\w+)>\n(?P<value>.*?)</p>\n",
 ]
 PIECES = [
     "<parameter=",

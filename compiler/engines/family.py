@@ -39,6 +39,9 @@ from typing import Any
 
 from rtc import generated
 
+from ..regex_syntax import parse
+from ..regex_syntax.literal import literal_runs
+
 __all__ = [
     "PARSER_ENV",
     "Choice",
@@ -280,14 +283,15 @@ def choose(
 
 def special_tokens_kept(module: ModuleType, special_tokens: Sequence[str]) -> list[str]:
     """The tokenizer's special tokens that the parser's template needs to see: those written
-    in a delimiter (a literal, or a pattern once its escapes are read as the characters they
-    stand for). A serving engine must not skip them when it decodes the generation."""
+    in a delimiter (a literal, or a run of characters a pattern matches as written:
+    ``regex_syntax.literal.literal_runs``). A serving engine must not skip them when it
+    decodes the generation."""
     texts: list[str] = []
 
     def walk(value: Any) -> None:
         if isinstance(value, str):
             texts.append(value)
-            texts.append(_unescaped(value))
+            texts.extend(literal_runs(parse(value)))
         elif isinstance(value, dict):
             for item in value.values():
                 walk(item)
@@ -297,22 +301,6 @@ def special_tokens_kept(module: ModuleType, special_tokens: Sequence[str]) -> li
 
     walk(module.TEMPLATE)
     return [token for token in special_tokens if token and any(token in t for t in texts)]
-
-
-def _unescaped(pattern: str) -> str:
-    """A pattern's text with each backslash escape of a punctuation character read as that
-    character (``<\\|im_end\\|>`` → ``<|im_end|>``); other escapes are kept as written."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
-            out.append(pattern[i + 1])
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
 
 
 def _model_type_on_disk(name: str | None) -> str | None:

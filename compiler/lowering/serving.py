@@ -17,7 +17,6 @@ whatever this module cannot prove is sent whole after the call closes, which is 
 
 from __future__ import annotations
 
-import re
 import textwrap
 from dataclasses import dataclass
 from typing import Any
@@ -31,20 +30,8 @@ from ..content_spec import ContentSpec
 from ..literals import comment_text
 from ..model import Field, Template
 from ..plan import CallPlanSpec, Pattern, Serving
-from ..regex_syntax.fast_paths import always_groups
+from ..regex_syntax.fast_paths import always_groups, param_shape
 from .namespace import Namespace
-
-# An escaped or plain regex literal character (no metacharacter, no class escape like \n, \d).
-_LIT = r"(?:[^\\.^$*+?{}\[\]|()]|\\[^A-Za-z0-9])"
-# A character class: a bracketed set without nesting, or \w \W \d \D \s \S.
-_CLASS = r"(?:\[(?:[^\[\]\\]|\\.)+\]|\\[wWdDsS])"
-# The key/value tag patterns whose matches are final as soon as they are found (see
-# param_shape): L1 (?P<key>C+) L2 [\s*] (?P<value>.*?) [\s*] L3.
-_SHAPE = re.compile(
-    rf"(?P<l1>{_LIT}+)\(\?P<key>(?P<cls>{_CLASS})\+\)(?P<l2>{_LIT}+)(?:\\s\*)?"
-    rf"\(\?P<value>\.\*\?\)(?:\\s\*)?(?P<l3>{_LIT}+)",
-    re.DOTALL,
-)
 
 
 @dataclass
@@ -57,37 +44,6 @@ class CallFacts:
     name_group: str | None = None
     params: str | None = None  # the tag pattern, sent one completed parameter at a time
     param_end: str = ""
-
-
-def _unescape(literal: str) -> str:
-    return re.sub(r"\\(.)", r"\1", literal, flags=re.DOTALL)
-
-
-def param_shape(tag_pattern: str) -> str | None:
-    """The literal ending each parameter, if matches of ``tag_pattern`` are final as soon as
-    they are found in a prefix of the body; else None.
-
-    The shape is ``L1 (?P<key>C+) L2 W1 (?P<value>.*?) W2 L3`` (DOTALL), with literals L1, L2,
-    L3, each W empty or ``\\s*``, C unable to match the first character of L2 and L3 not
-    beginning with whitespace. Argument, for a body T and a prefix P of it: a match attempt at
-    q can only put L2 at f(q), the first position from q+|L1| where C fails (the key cannot
-    stop earlier, since C matches the character there and L2's first cannot), and f grows with
-    q. An attempt that succeeds in P ends at the end of the first L3 that starts at or after its
-    value's start, an occurrence that lies in P, so it is the same match in T. For an attempt
-    at q before a match M found in P, f(q) <= f(M.start), its whitespace run cannot pass M's
-    L3 (which begins with a non-space), so its value starts no later than M's L3 and every path
-    it tries ends inside P: it fails or succeeds in T exactly as in P. So finditer on P yields
-    the first matches of finditer on T, and nothing in T comes between them.
-    """
-    shape = _SHAPE.fullmatch(tag_pattern)
-    if shape is None:
-        return None
-    l2, l3 = _unescape(shape.group("l2")), _unescape(shape.group("l3"))
-    if regex.fullmatch(shape.group("cls"), l2[0], regex.DOTALL) is not None:
-        return None
-    if regex.match(r"\s", l3[0]) is not None:
-        return None
-    return l3
 
 
 def _safe_value(spec: ContentSpec) -> bool:

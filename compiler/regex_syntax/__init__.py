@@ -15,14 +15,15 @@ The analyses, each a function of a :class:`~.nodes.Tree`:
   one: what the streaming fast path looks for);
 - :mod:`.literal`: ``lead_core`` (the characters that may lead the first required literal and
   that literal: a :class:`~.literal.LeadCore`), ``literal_prefix``, ``literal_text``,
-  ``literal_alternatives``;
+  ``literal_alternatives``, ``literal_runs`` (the texts a pattern matches as written);
 - :mod:`.context`: ``context_bound`` (how many characters before the search position a match
   can read; None: unbounded), ``looks_behind``, ``start_sensitive`` (``\\G``, ``\\K``);
 - :mod:`.groups`: ``always_groups``, ``top_level_alternatives``, ``group_body_span``;
 - :mod:`.twin`: ``re_twin`` (the ``re`` translation where both engines agree),
   ``searches_well``;
 - :mod:`.samples`: ``samples`` (texts the pattern matches, checked with ``regex``);
-- :mod:`.fast_paths`: the exact answers today's lowering steps ask for, by pattern string.
+- :mod:`.fast_paths`: the exact answers today's lowering steps ask for, by pattern string
+  (also ``param_shape``: tag patterns whose matches are final once found in a prefix).
 
 Membership of a character in a class is always decided by the ``regex`` module itself
 (:mod:`.chars`). Nothing here uses CPython's private ``re._parser``.

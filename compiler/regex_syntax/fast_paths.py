@@ -2,7 +2,8 @@
 
 Each function answers exactly what a lowering step asks for now (the search shapes of
 ``lowering.delimiters`` and ``lowering.eos``, the consumed-text needs of ``lowering.context``,
-the always-present groups of ``lowering.serving``), read off the one tree. Property tests
+the always-present groups and parameter shapes of ``lowering.serving``), read off the one
+tree. Property tests
 showed them equal, on random patterns, to the ad-hoc readers they replaced (``prefilter``, the
 scanners of ``lowering.context`` and ``lowering.serving``), except where those misread a
 pattern (``{}`` taken for a quantifier, a literal ``{`` after a group taken for one) and, for a
@@ -23,8 +24,10 @@ from __future__ import annotations
 
 import re
 
+from rtc.runtime.matching import SPACE_CHARS
+
 from . import nodes as n
-from .chars import CharSet
+from .chars import CharSet, accepts
 from .context import looks_behind
 from .context import start_sensitive as _start_sensitive
 from .first import first_chars
@@ -344,3 +347,71 @@ def always_groups(pattern: str) -> set[str]:
             if written.count(group.name) == 1:
                 found.add(group.name)
     return found
+
+
+def _run(tree: n.Tree, items: tuple[n.Node, ...], i: int) -> tuple[str, int]:
+    """The literal text of the plainly written characters from ``items[i]`` on, and the index
+    after them."""
+    j = i
+    while j < len(items) and _plain_char(tree, items[j], _SPECIAL):
+        j += 1
+    return _literal_chars(tree, items[i:j]) or "", j
+
+
+def _whitespace_run(tree: n.Tree, items: tuple[n.Node, ...], i: int) -> int:
+    """The index after an optional ``\\s*`` at ``items[i]``."""
+    return i + 1 if i < len(items) and tree.source(items[i]) == "\\s*" else i
+
+
+def _named(tree: n.Tree, node: n.Node, name: str) -> n.Node | None:
+    """The body of ``node`` if it is the group ``(?P<name>...)``, else None."""
+    if not (isinstance(node, n.Group) and node.kind == n.CAPTURE and node.name == name):
+        return None
+    return node.body if tree.pattern[node.start : node.head] == f"(?P<{name}>" else None
+
+
+def param_shape(tag_pattern: str) -> str | None:
+    """The literal ending each parameter, if matches of ``tag_pattern`` are final as soon as
+    they are found in a prefix of the body; else None.
+
+    The shape is ``L1 (?P<key>C+) L2 W1 (?P<value>.*?) W2 L3`` (DOTALL), with literals L1, L2,
+    L3, each W empty or ``\\s*``, C a class (a set written plainly, or a shorthand) unable to
+    match the first character of L2, and L3 not beginning with whitespace. Argument, for a body
+    T and a prefix P of it: a match attempt at q can only put L2 at f(q), the first position
+    from q+|L1| where C fails (the key cannot stop earlier, since C matches the character there
+    and L2's first cannot), and f grows with q. An attempt that succeeds in P ends at the end of
+    the first L3 that starts at or after its value's start, an occurrence that lies in P, so it
+    is the same match in T. For an attempt at q before a match M found in P, f(q) <= f(M.start),
+    its whitespace run cannot pass M's L3 (which begins with a non-space), so its value starts
+    no later than M's L3 and every path it tries ends inside P: it fails or succeeds in T
+    exactly as in P. So finditer on P yields the first matches of finditer on T, and nothing in
+    T comes between them.
+    """
+    tree = parse(tag_pattern)
+    if tree.error is not None or tree.inline:
+        return None
+    items = _items(tree.root)
+    l1, i = _run(tree, items, 0)
+    key = _named(tree, items[i], "key") if l1 and i < len(items) else None
+    if not (
+        isinstance(key, n.Repeat)
+        and (key.low, key.high, key.mode) == (1, None, n.GREEDY)
+        and tree.pattern[key.body.end : key.end] == "+"
+        and isinstance(key.body, n.Class)
+        and not key.body.fold
+    ):
+        return None
+    text = tree.source(key.body)
+    if not (
+        (len(text) == 2 and text[1] in _CLASS_ESCAPES) or (key.body.is_set and _plain_set(text))
+    ):
+        return None
+    l2, i = _run(tree, items, i + 1)
+    i = _whitespace_run(tree, items, i)
+    value = _named(tree, items[i], "value") if l2 and i < len(items) else None
+    if value is None or tree.source(value) != ".*?":
+        return None
+    l3, i = _run(tree, items, _whitespace_run(tree, items, i + 1))
+    if not l3 or i != len(items) or accepts(key.body, l2[0]) or l3[0] in SPACE_CHARS:
+        return None
+    return l3

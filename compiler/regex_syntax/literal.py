@@ -219,3 +219,39 @@ def exclusive(literals: list[str | None]) -> tuple[str, ...] | None:
     if any(a != b and a.startswith(b) for a in found for b in found):
         return None
     return found
+
+
+def literal_runs(tree: n.Tree) -> list[str]:
+    """The texts of the pattern's runs of adjacent characters matched as written (not
+    case-folded), in every sequence, group and branch: ``<\\|im_end\\|>|\\s*<tool_call>`` has
+    ``<|im_end|>`` and ``<tool_call>``. What a model must write where the pattern matches
+    (a special token named in a delimiter, say) stands whole in one of them."""
+    found: list[str] = []
+
+    def read(node: n.Node) -> None:
+        if isinstance(node, n.Seq):
+            run = ""
+            for item in node.items:
+                if isinstance(item, n.Char) and not item.fold:
+                    run += item.char
+                    continue
+                if run:
+                    found.append(run)
+                    run = ""
+                read(item)
+            if run:
+                found.append(run)
+        elif isinstance(node, n.Char) and not node.fold:
+            found.append(node.char)
+        elif isinstance(node, n.Alt):
+            for branch in node.branches:
+                read(branch)
+        elif isinstance(node, n.Cond):
+            read(node.yes)
+            read(node.no)
+        elif isinstance(node, (n.Group, n.Repeat, n.Define)):
+            read(node.body)
+
+    if tree.error is None:
+        read(tree.root)
+    return found
