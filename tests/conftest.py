@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from reference import Reference, Rtc, rtc_load
 
-SUBSETS = frozenset({"core", "no_reference"})
+SUBSETS = frozenset({"core", "no_reference", "scale", "vllm", "sglang"})
 _OPERATORS = frozenset({"(", ")", "and", "or", "not"})
 
 

@@ -24,7 +24,7 @@ from reference import Reference, Rtc, Step, diff_steps, load, record_oneshot, re
 from rtc.compiler import compile_template
 from rtc.compiler import load as rtc_compile_load
 
-pytestmark = pytest.mark.core
+pytestmark = [pytest.mark.core, pytest.mark.scale]
 
 pytest.importorskip("transformers")
 

@@ -49,7 +49,7 @@ from engine_models import build_model, delimiter_tokens, fixture_cases
 from rtc import generated
 from rtc.compiler.engines import sglang_parsers, sglang_plugin
 
-pytestmark = pytest.mark.xdist_group("sglang")
+pytestmark = [pytest.mark.xdist_group("sglang"), pytest.mark.sglang]
 
 FIXTURES_PER_FAMILY = 3
 FAMILIES = generated.names()

@@ -43,7 +43,7 @@ from vllm_harness import Server, openai_client, serve
 
 from rtc import generated
 
-pytestmark = pytest.mark.xdist_group("vllm")
+pytestmark = [pytest.mark.xdist_group("vllm"), pytest.mark.vllm]
 
 FIXTURES_PER_FAMILY = 3
 FAMILIES = generated.names()

@@ -5,66 +5,34 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ..tool_decls import INTEGER, STRING, function_tool
+
 TOOLS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Get the current weather and a short forecast for a location.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "location": {"type": "string", "description": "City and country"},
-                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-                    "days": {"type": "integer", "description": "Number of forecast days"},
-                },
-                "required": ["location"],
-            },
+    function_tool(
+        "get_weather",
+        "Get the current weather and a short forecast for a location.",
+        {
+            "location": {"type": "string", "description": "City and country"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "days": {"type": "integer", "description": "Number of forecast days"},
         },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "get_time",
-            "description": "Get the current local time in a timezone.",
-            "parameters": {
-                "type": "object",
-                "properties": {"timezone": {"type": "string"}},
-                "required": ["timezone"],
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "search_web",
-            "description": "Search the web and return the top results.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string"},
-                    "max_results": {"type": "integer"},
-                },
-                "required": ["query"],
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "set_alarm",
-            "description": "Set an alarm.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "hour": {"type": "integer"},
-                    "minute": {"type": "integer"},
-                    "label": {"type": "string"},
-                },
-                "required": ["hour", "minute"],
-            },
-        },
-    },
+        ["location"],
+    ),
+    function_tool(
+        "get_time", "Get the current local time in a timezone.", {"timezone": STRING}, ["timezone"]
+    ),
+    function_tool(
+        "search_web",
+        "Search the web and return the top results.",
+        {"query": STRING, "max_results": INTEGER},
+        ["query"],
+    ),
+    function_tool(
+        "set_alarm",
+        "Set an alarm.",
+        {"hour": INTEGER, "minute": INTEGER, "label": STRING},
+        ["hour", "minute"],
+    ),
 ]
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -74,18 +42,9 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("set_alarm", {"hour": 7, "minute": 30, "label": "wake up"}),
 ]
 
-NOTE_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "save_note",
-        "description": "Save a note for the user.",
-        "parameters": {
-            "type": "object",
-            "properties": {"title": {"type": "string"}, "text": {"type": "string"}},
-            "required": ["title", "text"],
-        },
-    },
-}
+NOTE_TOOL = function_tool(
+    "save_note", "Save a note for the user.", {"title": STRING, "text": STRING}, ["title", "text"]
+)
 """A tool whose call carries a long string argument (the ``arguments`` region workloads)."""
 
 

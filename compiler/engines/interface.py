@@ -121,3 +121,37 @@ def refuse_all(
     reasoning, tool = (refusing(base, message) for base in bases)
     for name in family.parser_names():
         add(name, reasoning, tool)
+
+
+def register(
+    engine: str,
+    tested: tuple[str, ...],
+    found: list[str],
+    add: Callable[[str, type, type], None],
+    classes: Callable[[], tuple[type, type]],
+    bases: Callable[[], tuple[type, type]],
+    logger: logging.Logger,
+) -> bool:
+    """A plugin's registration: rtc's ``classes`` (reasoning, tool; imported by calling it)
+    under every rtc parser name where the engine's interface is the tested one, else the
+    refusing subclasses of the engine's ``bases`` (see :func:`refuse_all`). True when rtc's
+    own classes were registered."""
+    if found:
+        refuse_all(engine, tested, found, bases(), add, logger)
+        return False
+    register_all(add, *classes())
+    return True
+
+
+def register_all(add: Callable[[str, type, type], None], reasoning: type, tool: type) -> None:
+    """``add`` under every rtc parser name (``rtc``, ``rtc-<family>``) a subclass of each of
+    the engine's rtc classes (reasoning, tool) that knows the name it was asked for by."""
+    from . import family
+
+    for name in family.parser_names():
+        attributes = {"parser_name": name}
+        add(
+            name,
+            type(f"{reasoning.__name__}[{name}]", (reasoning,), attributes),
+            type(f"{tool.__name__}[{name}]", (tool,), attributes),
+        )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 
-from . import family, interface
+from . import interface
 
 __all__ = ["INTERFACE", "MEMBERS", "TESTED", "interface_problems", "register"]
 
@@ -177,26 +177,19 @@ def register() -> None:
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
     from sglang.srt.parser.reasoning_parser import ReasoningParser
 
-    problems = interface_problems()
-    if problems:
+    def add(name: str, reasoning: type, tool: type) -> None:
+        FunctionCallParser.ToolCallParserEnum[name] = tool
+        ReasoningParser.DetectorMap[name] = reasoning
+
+    def classes() -> tuple[type, type]:
+        from .sglang_parsers import RtcReasoningDetector, RtcToolDetector
+
+        return RtcReasoningDetector, RtcToolDetector
+
+    def bases() -> tuple[type, type]:
         from sglang.srt.function_call.base_format_detector import BaseFormatDetector
         from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
 
-        def add(name: str, reasoning: type, tool: type) -> None:
-            FunctionCallParser.ToolCallParserEnum[name] = tool
-            ReasoningParser.DetectorMap[name] = reasoning
+        return BaseReasoningFormatDetector, BaseFormatDetector
 
-        bases = (BaseReasoningFormatDetector, BaseFormatDetector)
-        interface.refuse_all("SGLang", TESTED, problems, bases, add, logger)
-        return
-
-    from .sglang_parsers import RtcReasoningDetector, RtcToolDetector
-
-    for name in family.parser_names():
-        attributes = {"parser_name": name}
-        FunctionCallParser.ToolCallParserEnum[name] = type(
-            f"RtcToolDetector[{name}]", (RtcToolDetector,), attributes
-        )
-        ReasoningParser.DetectorMap[name] = type(
-            f"RtcReasoningDetector[{name}]", (RtcReasoningDetector,), attributes
-        )
+    interface.register("SGLang", TESTED, interface_problems(), add, classes, bases, logger)

@@ -127,33 +127,22 @@ def register() -> None:
     from vllm.reasoning.abs_reasoning_parsers import ReasoningParser, ReasoningParserManager
     from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
-    problems = interface_problems()
-    if problems:
+    def add(name: str, reasoning: type, tool: type) -> None:
+        ReasoningParserManager.register_module(name=name, force=True, module=reasoning)
+        ToolParserManager.register_module(name=name, force=True, module=tool)
 
-        def add(name: str, reasoning: type, tool: type) -> None:
-            ReasoningParserManager.register_module(name=name, force=True, module=reasoning)
-            ToolParserManager.register_module(name=name, force=True, module=tool)
+    def classes() -> tuple[type, type]:
+        from .vllm_parsers import RtcReasoningParser, RtcToolParser
 
-        bases = (ReasoningParser, ToolParser)
-        interface.refuse_all("vLLM", TESTED, problems, bases, add, logger)
+        return RtcReasoningParser, RtcToolParser
+
+    def bases() -> tuple[type, type]:
+        return ReasoningParser, ToolParser
+
+    if not interface.register("vLLM", TESTED, interface_problems(), add, classes, bases, logger):
         return
-
     from vllm.parser.parser_manager import ParserManager
 
-    from .vllm_parsers import RtcReasoningParser, RtcToolParser
-
-    for name in family.parser_names():
-        attributes = {"parser_name": name}
-        ReasoningParserManager.register_module(
-            name=name,
-            force=True,
-            module=type(f"RtcReasoningParser[{name}]", (RtcReasoningParser,), attributes),
-        )
-        ToolParserManager.register_module(
-            name=name,
-            force=True,
-            module=type(f"RtcToolParser[{name}]", (RtcToolParser,), attributes),
-        )
     original = ParserManager._compose_parser.__func__
     ParserManager._compose_parser = classmethod(compose(original))
 

@@ -22,6 +22,7 @@ from rtc.compiler.model import Delimiter, Field, Template
 from rtc.runtime.transform import PLACEHOLDER
 
 from ..regex_syntax import samples
+from ..tool_decls import function_tool
 from .patterns import Sample, literal_or_samples
 
 
@@ -58,14 +59,7 @@ _PROPERTIES = {
 def tools_for(names: list[str]) -> list[dict[str, Any]]:
     """OpenAI-style tool definitions for ``names``, each taking every probe argument."""
     return [
-        {
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": "A tool the lint's probe texts call.",
-                "parameters": {"type": "object", "properties": dict(_PROPERTIES)},
-            },
-        }
+        function_tool(name, "A tool the lint's probe texts call.", dict(_PROPERTIES))
         for name in names
     ]
 

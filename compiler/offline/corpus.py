@@ -16,39 +16,29 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..tool_decls import INTEGER, STRING, function_tool
+
 TOOLS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Get the weather forecast.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "location": {"type": "string"},
-                    "days": {"type": "integer"},
-                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-                },
-                "required": ["location"],
-            },
+    function_tool(
+        "get_weather",
+        "Get the weather forecast.",
+        {
+            "location": STRING,
+            "days": INTEGER,
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
         },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "set_alarm",
-            "description": "Set an alarm.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "hour": {"type": "integer"},
-                    "enabled": {"type": "boolean"},
-                    "label": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-                },
-                "required": ["hour"],
-            },
+        ["location"],
+    ),
+    function_tool(
+        "set_alarm",
+        "Set an alarm.",
+        {
+            "hour": INTEGER,
+            "enabled": {"type": "boolean"},
+            "label": {"anyOf": [STRING, {"type": "null"}]},
         },
-    },
+        ["hour"],
+    ),
 ]
 
 _CITIES = ["Paris", "Lyon", "Oslo", "Kyoto", "Lima", "Cairo", "Perth", "Quebec", "Zürich", "Hanoi"]
