@@ -356,7 +356,7 @@ def test_another_sglang_refuses_to_start_with_rtc(monkeypatch: pytest.MonkeyPatc
         FunctionCallParser, "ToolCallParserEnum", dict(FunctionCallParser.ToolCallParserEnum)
     )
     monkeypatch.setattr(ReasoningParser, "DetectorMap", dict(ReasoningParser.DetectorMap))
-    monkeypatch.setattr(sglang_plugin, "_REGISTERED", False)
+    sglang_plugin.register.cache_clear()  # (registered again below, into the patched registries)
     sglang_plugin.register()
     message = r"written for SGLang 0\.5\.23.*0\.5\.24 is not a tested"
     with pytest.raises(RuntimeError, match=message):

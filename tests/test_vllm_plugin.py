@@ -389,7 +389,7 @@ def test_another_vllm_refuses_to_start_with_rtc(
     monkeypatch.setattr(
         ReasoningParserManager, "reasoning_parsers", dict(ReasoningParserManager.reasoning_parsers)
     )
-    monkeypatch.setattr(vllm_plugin, "_REGISTERED", False)
+    vllm_plugin.register.cache_clear()  # (registered again below, into the patched registries)
     vllm_plugin.register()
     folder = build_model("qwen3", tmp_path / "m", model_type="qwen3")
     with pytest.raises(Exception, match=r"written for vLLM 0\.33\.0.*0\.34\.0 is not a tested"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .cells import cell, num, size_text, table
@@ -179,6 +180,14 @@ def _looping_lines(looping: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _per_char(side: dict[str, Any], label: str, more: Callable[[dict[str, Any]], str]) -> str:
+    """One measured part of an abuse run: its cost per character (and ``more``), or its status."""
+    part = side.get(label, {})
+    if part.get("status") == "ok":
+        return f"{num(part['ns_per_char'])} ns/char" + more(part)
+    return str(part.get("status", "-"))
+
+
 def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
     if "skipped" in abuse:
         return [f"  abuse: skipped ({abuse['skipped']})", *_looping_lines(abuse.get("looping", {}))]
@@ -194,26 +203,17 @@ def _abuse_lines(abuse: dict[str, Any]) -> list[str]:
             f"µs, finalize {num(side['finalize_us'])} µs)"
         )
     for key, side in abuse["chars"].items():
-        cells = []
-        for label in ("first", "last"):
-            part = side.get(label, {})
-            if part.get("status") == "ok":
-                cells.append(f"{label} {num(part['ns_per_char'])} ns/char ({part['chars']} fed)")
-            else:
-                cells.append(f"{label} {part.get('status', '-')}")
+        cells = [
+            f"{label} " + _per_char(side, label, lambda part: f" ({part['chars']} fed)")
+            for label in ("first", "last")
+        ]
         lines.append(
             f"    {key:9} 1-char chunks: {', '.join(cells)}; last/first "
             f"{num(side.get('last_over_first'), 'x')}"
         )
     small, big = (size_label(s) for s in abuse["flood_sizes"])
     for key, side in abuse["flood"].items():
-        cells = []
-        for label in ("small", "big"):
-            part = side.get(label, {})
-            if part.get("status") == "ok":
-                cells.append(f"{num(part['ns_per_char'])} ns/char")
-            else:
-                cells.append(str(part.get("status", "-")))
+        cells = [_per_char(side, label, lambda part: "") for label in ("small", "big")]
         lines.append(
             f"    {key:9} {abuse['flood_char']!r} flood {small} / {big}: {' / '.join(cells)}; "
             f"per-char {big}/{small} {num(side.get('big_over_small'), 'x')}"

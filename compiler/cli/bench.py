@@ -22,7 +22,7 @@ from rtc.compiler.bench import (
 from rtc.compiler.errors import SourceError, TemplateError, TemplateTypeError
 from rtc.compiler.sources import read_template
 
-from .common import Failure, write_atomically
+from .common import Failure, choice_option, write_atomically
 
 
 def _template_name(source: str) -> str:
@@ -92,19 +92,13 @@ def _template_name(source: str) -> str:
     "call's arguments of a real generation grown to 8 KB of prose, in token-sized chunks; same "
     "as --workload answer --workload reasoning --workload arguments.",
 )
-@click.option(
-    "--statistic",
-    type=click.Choice(["min", "median"]),
-    default="min",
-    show_default=True,
-    help="Which sample of each measurement is reported and compared.",
+@choice_option(
+    "--statistic", ["min", "median"], "Which sample of each measurement is reported and compared."
 )
-@click.option(
+@choice_option(
     "--clock",
-    type=click.Choice(["wall", "cpu"]),
-    default="wall",
-    show_default=True,
-    help="wall: time.perf_counter_ns; cpu: the thread's CPU time (steadier on a loaded machine).",
+    ["wall", "cpu"],
+    "wall: time.perf_counter_ns; cpu: the thread's CPU time (steadier on a loaded machine).",
 )
 @click.option(
     "--no-deltas", is_flag=True, help="Do not time OpenAI deltas (DeltaStream) beside the parser."

@@ -11,7 +11,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, Any
 
@@ -119,3 +119,10 @@ def write_atomically(path: str, data: bytes) -> None:
 def print_json(*values: Any) -> None:
     for value in values:
         click.echo(json.dumps(value, ensure_ascii=True))
+
+
+def choice_option(name: str, choices: list[str], help: str) -> Callable[[Any], Any]:
+    """``--name`` taking one of ``choices``, the first by default (shown in ``--help``)."""
+    return click.option(
+        name, type=click.Choice(choices), default=choices[0], show_default=True, help=help
+    )

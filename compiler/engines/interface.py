@@ -128,19 +128,26 @@ def register(
     tested: tuple[str, ...],
     found: list[str],
     add: Callable[[str, type, type], None],
-    classes: Callable[[], tuple[type, type]],
-    bases: Callable[[], tuple[type, type]],
+    classes: tuple[str, str],
+    bases: tuple[str, str],
     logger: logging.Logger,
 ) -> bool:
-    """A plugin's registration: rtc's ``classes`` (reasoning, tool; imported by calling it)
-    under every rtc parser name where the engine's interface is the tested one, else the
+    """A plugin's registration: rtc's ``classes`` (reasoning, tool; ``module:Class``, imported
+    here) under every rtc parser name where the engine's interface is the tested one, else the
     refusing subclasses of the engine's ``bases`` (see :func:`refuse_all`). True when rtc's
     own classes were registered."""
     if found:
-        refuse_all(engine, tested, found, bases(), add, logger)
+        reasoning, tool = (load(path) for path in bases)
+        refuse_all(engine, tested, found, (reasoning, tool), add, logger)
         return False
-    register_all(add, *classes())
+    register_all(add, load(classes[0]), load(classes[1]))
     return True
+
+
+def load(path: str) -> Any:
+    """The object ``module:name`` names (imported now)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def register_all(add: Callable[[str, type, type], None], reasoning: type, tool: type) -> None:

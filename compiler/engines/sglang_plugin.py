@@ -19,6 +19,7 @@ of generated parsers imports either.
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from . import interface
@@ -155,7 +156,6 @@ any of them): a member added in another SGLang would reach SGLang's template rea
 detectors do not set up."""
 
 logger = logging.getLogger("rtc.engines.sglang")
-_REGISTERED = False
 
 
 def interface_problems() -> list[str]:
@@ -168,28 +168,28 @@ def interface_problems() -> list[str]:
     )
 
 
-def register() -> None:
-    """The entry point: add rtc's detectors to this SGLang process's registries (once)."""
-    global _REGISTERED
-    if _REGISTERED:
-        return
-    _REGISTERED = True
+def _add(name: str, reasoning: type, tool: type) -> None:
+    """Add one name's reasoning and tool detector classes to SGLang's registries."""
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
     from sglang.srt.parser.reasoning_parser import ReasoningParser
 
-    def add(name: str, reasoning: type, tool: type) -> None:
-        FunctionCallParser.ToolCallParserEnum[name] = tool
-        ReasoningParser.DetectorMap[name] = reasoning
+    FunctionCallParser.ToolCallParserEnum[name] = tool
+    ReasoningParser.DetectorMap[name] = reasoning
 
-    def classes() -> tuple[type, type]:
-        from .sglang_parsers import RtcReasoningDetector, RtcToolDetector
 
-        return RtcReasoningDetector, RtcToolDetector
+# rtc's classes and the engine's bases for refusing ones (reasoning, tool): see interface.register.
+_RTC_CLASSES = (
+    "rtc.compiler.engines.sglang_parsers:RtcReasoningDetector",
+    "rtc.compiler.engines.sglang_parsers:RtcToolDetector",
+)
+_ENGINE_BASES = (
+    "sglang.srt.parser.reasoning_parser:BaseReasoningFormatDetector",
+    "sglang.srt.function_call.base_format_detector:BaseFormatDetector",
+)
 
-    def bases() -> tuple[type, type]:
-        from sglang.srt.function_call.base_format_detector import BaseFormatDetector
-        from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
 
-        return BaseReasoningFormatDetector, BaseFormatDetector
-
-    interface.register("SGLang", TESTED, interface_problems(), add, classes, bases, logger)
+@functools.cache
+def register() -> None:
+    """The entry point: add rtc's detectors to this SGLang process's registries (once)."""
+    problems = interface_problems()
+    interface.register("SGLang", TESTED, problems, _add, _RTC_CLASSES, _ENGINE_BASES, logger)

@@ -18,6 +18,7 @@ generated parsers imports either.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -107,7 +108,6 @@ INTERFACE: dict[str, tuple[str, ...]] = {
 vLLM 0.33.0 has them. A change in any of them is a vLLM this plugin was not written for."""
 
 logger = logging.getLogger("rtc.engines.vllm")
-_REGISTERED = False
 
 
 def interface_problems() -> list[str]:
@@ -118,28 +118,31 @@ def interface_problems() -> list[str]:
     return interface.problems("vLLM", getattr(vllm, "__version__", "unknown"), TESTED, INTERFACE)
 
 
+def _add(name: str, reasoning: type, tool: type) -> None:
+    """Register one name's reasoning and tool parser classes with vLLM."""
+    from vllm.reasoning.abs_reasoning_parsers import ReasoningParserManager
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+    ReasoningParserManager.register_module(name=name, force=True, module=reasoning)
+    ToolParserManager.register_module(name=name, force=True, module=tool)
+
+
+# rtc's classes and the engine's bases for refusing ones (reasoning, tool): see interface.register.
+_RTC_CLASSES = (
+    "rtc.compiler.engines.vllm_parsers:RtcReasoningParser",
+    "rtc.compiler.engines.vllm_parsers:RtcToolParser",
+)
+_ENGINE_BASES = (
+    "vllm.reasoning.abs_reasoning_parsers:ReasoningParser",
+    "vllm.tool_parsers.abstract_tool_parser:ToolParser",
+)
+
+
+@functools.cache
 def register() -> None:
     """The entry point: register rtc's parsers in this vLLM process (once)."""
-    global _REGISTERED
-    if _REGISTERED:
-        return
-    _REGISTERED = True
-    from vllm.reasoning.abs_reasoning_parsers import ReasoningParser, ReasoningParserManager
-    from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
-
-    def add(name: str, reasoning: type, tool: type) -> None:
-        ReasoningParserManager.register_module(name=name, force=True, module=reasoning)
-        ToolParserManager.register_module(name=name, force=True, module=tool)
-
-    def classes() -> tuple[type, type]:
-        from .vllm_parsers import RtcReasoningParser, RtcToolParser
-
-        return RtcReasoningParser, RtcToolParser
-
-    def bases() -> tuple[type, type]:
-        return ReasoningParser, ToolParser
-
-    if not interface.register("vLLM", TESTED, interface_problems(), add, classes, bases, logger):
+    problems = interface_problems()
+    if not interface.register("vLLM", TESTED, problems, _add, _RTC_CLASSES, _ENGINE_BASES, logger):
         return
     from vllm.parser.parser_manager import ParserManager
 

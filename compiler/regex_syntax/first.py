@@ -95,13 +95,8 @@ class _First:
             # What the group captured; a cycle of back-references adds nothing new (the
             # characters reachable first are collected by the visit already under way).
             number = self.tree.number(node.group)
-            if number in self.active:
-                return CharSet()
-            self.active.add(number)
-            try:
-                return self.of(self.tree.body(number))
-            finally:
-                self.active.discard(number)
+            group = self.tree.body(number)
+            return n.following(self.active, number, lambda: self.of(group), CharSet())
         if isinstance(node, n.Call):
             return self.called[self.tree.number(node.group)]
         if isinstance(node, n.Unknown):

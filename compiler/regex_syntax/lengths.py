@@ -121,13 +121,8 @@ class _Max:
             return max(yes, no, test)
         if isinstance(node, (n.Call, n.Backref)):
             number = self.tree.number(node.group)
-            if number in self.active:
-                return None  # recursion
-            self.active.add(number)
-            try:
-                return self.of(self.tree.body(number))
-            finally:
-                self.active.discard(number)
+            group = self.tree.body(number)
+            return n.following(self.active, number, lambda: self.of(group), None)  # None: recursion
         if isinstance(node, n.Unknown):
             return None
         return 0  # assertions, \K, DEFINE

@@ -13,9 +13,12 @@ becomes :class:`Unknown`, and every analysis treats it as "anything may happen h
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -276,3 +279,16 @@ def opened(node: Node) -> list[Node]:
     if isinstance(node, Repeat) and node.low == node.high == 1:
         return opened(node.body)
     return [node]
+
+
+def following(active: set[int], number: int, visit: Callable[[], T], again: T) -> T:
+    """``visit()`` (a walk into group ``number``'s body, for a call or a back-reference) with
+    the group marked in ``active`` while it runs; ``again`` if the walk is already inside it
+    (a cycle)."""
+    if number in active:
+        return again
+    active.add(number)
+    try:
+        return visit()
+    finally:
+        active.discard(number)
