@@ -81,6 +81,14 @@ def _fast_pending(pending: tuple[tuple[str, bool], ...]) -> str:
 _ENV.filters["fast_pending"] = _fast_pending
 
 
+def _fast_patterns(patterns: tuple[tuple[str, bool, bool], ...]) -> str:
+    r"""``Fast.patterns``: (the compiled pattern, led by \s*, may grow) per watch."""
+    return _pytuple(f"({name}, {led}, {grows})" for name, led, grows in patterns)
+
+
+_ENV.filters["fast_patterns"] = _fast_patterns
+
+
 def _fast_name(state: State) -> str:
     """The constant holding a state's ``Fast`` ("None" for a state without a fast path)."""
     return "None" if state.fast is None else f"_FAST_{state.suffix.upper()}"
@@ -99,6 +107,10 @@ def _grows(state: State) -> str:
             args.append(f"prefix={g.prefix!r}")
         if g.stops is not None:
             args.append(f"stops={g.stops!r}")
+        if g.run is not None:
+            args.append(f"run={g.run}")
+        if g.skip:
+            args.append(f"skip={g.skip}")
         checks.append(f"Growing({', '.join(args)})")
     return _pytuple(checks) if checks else "()"
 

@@ -109,6 +109,8 @@ class Growing:
     pattern: str | None = None
     prefix: str = ""
     stops: str | None = None
+    run: str | None = None  # or by what a class accepts: a constant's name, its run compiled
+    skip: int = 0  # or: ``pattern`` matches there and the held text from here on grows alike
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,11 @@ class Fast:
     drops: bool = False
     # A core character may stand just before a match (lowering.delimiters.pattern_facts).
     behind: bool = False
+    # Every watch is a literal the fast path finds itself (lowering.states.literals_only).
+    literals: bool = False
+    # The pattern watches whose pending match keeps held text held (lowering.states
+    # .pending_patterns): (the compiled pattern it searches, led by \s*, may grow).
+    patterns: tuple[tuple[str, bool, bool], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -264,6 +264,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -296,7 +297,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_THINKING = Fast("<", "", False, False, False)
+_FAST_IN_THINKING = Fast("<", "", False, False, False, patterns=((_CLOSE_THINKING, False, True),))
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -332,9 +333,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),)
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),), literals=True
 )
 
 

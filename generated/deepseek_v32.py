@@ -94,6 +94,10 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("</｜DSML｜function_calls>|<｜end▁o
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
 )
+# open 'tool_calls': pattern '(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS_2 = regex.compile(
+    '(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="', regex.DOTALL
+)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\uff5cend\u2581of\u2581sentence\uff5c>'
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>)|<｜end▁of▁sentence｜>", regex.DOTALL
@@ -288,6 +292,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -322,7 +327,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -374,7 +381,15 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
+    patterns=((_CLOSE_TOOL_CALLS, False, True),),
+)
 
 
 class ResponseParser(CompiledParser):
@@ -399,10 +414,16 @@ class ResponseParser(CompiledParser):
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
     _grows = (
-        (Growing(pattern=_OPEN_TOOL_CALLS),),
+        (
+            Growing(pattern=_OPEN_TOOL_CALLS),
+            Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2, stops='"', skip=20),
+        ),
         (Growing(literals=("</think>",)),),
         (),
-        (Growing(pattern=_OPEN_TOOL_CALLS),),
+        (
+            Growing(pattern=_OPEN_TOOL_CALLS),
+            Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2, stops='"', skip=20),
+        ),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

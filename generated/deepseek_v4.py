@@ -85,6 +85,10 @@ _CLOSE_CONTENT_RARE = 17  # '\uff5c'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
 )
+# open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS_2 = regex.compile(
+    '(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke name="', regex.DOTALL
+)
 # close 'reasoning': pattern '</think>\\s*|(?=<think>|<\uff5cDSML\uff5ctool_calls>)|<\uff5cend\u2581of\u2581sentence...'
 _CLOSE_REASONING = regex.compile(
     "</think>\\s*|(?=<think>|<｜DSML｜tool_calls>)|<｜end▁of▁sentence｜>", regex.DOTALL
@@ -252,7 +256,13 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
 _FAST_OUTSIDE = Fast(
-    "<", "", False, False, False, pending=((_OPEN_REASONING, False), (_CLOSE_CONTENT, False))
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_OPEN_REASONING, False), (_CLOSE_CONTENT, False)),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -285,7 +295,7 @@ def _eos_in_reasoning(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, in
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING = Fast("<", "", False, False, False)
+_FAST_IN_REASONING = Fast("<", "", False, False, False, patterns=((_CLOSE_REASONING, False, True),))
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -321,7 +331,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
-_FAST_IN_TOOL_CALLS = Fast("<", SPACE_STR, True, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", SPACE_STR, True, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
+)
 
 
 class ResponseParser(CompiledParser):
@@ -346,10 +358,16 @@ class ResponseParser(CompiledParser):
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
     _grows = (
-        (Growing(pattern=_OPEN_TOOL_CALLS),),
+        (
+            Growing(pattern=_OPEN_TOOL_CALLS),
+            Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2, stops='"', skip=20),
+        ),
         (Growing(literals=("</think>",)),),
         (),
-        (Growing(pattern=_OPEN_TOOL_CALLS),),
+        (
+            Growing(pattern=_OPEN_TOOL_CALLS),
+            Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2, stops='"', skip=20),
+        ),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

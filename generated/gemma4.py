@@ -19,7 +19,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import json_with
-from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
     LONG_SPAN,
     find_any,
@@ -89,6 +89,8 @@ _OPEN_TOOL_CALLS_RE = re.compile("<\\|tool_call>call:(?P<name>\\w+)", re.ASCII |
 _OPEN_TOOL_CALLS_PREFIX = "<|tool_call>call:"
 _OPEN_TOOL_CALLS_PREFIX_LEN = 17
 _OPEN_TOOL_CALLS_PREFIX_RARE = 1  # '|'
+# open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>\\w+)': what its held match grows by
+_OPEN_TOOL_CALLS_RUN = regex.compile("(?:\\w)*", regex.DOTALL)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': string_delims '<|"|>'...'<|"|>'
@@ -255,7 +257,12 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     False,
-    pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    pending=(
+        (_OPEN_REASONING_CONTENT, False),
+        (_CLOSE_CONTENT_LITERALS, False),
+        (_OPEN_TOOL_CALLS_PREFIX, False),
+    ),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -290,9 +297,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),)
+    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),), literals=True
 )
 
 
@@ -323,8 +330,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),))
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),), literals=True
+)
 
 
 class ResponseParser(CompiledParser):
@@ -346,6 +355,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
     # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
+    # Per region: the delimiters whose held match may keep growing through whitespace, and how
+    # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
+    _grows = (
+        (Growing(literals=("<|tool_call>call:",), run=_OPEN_TOOL_CALLS_RUN),),
+        (),
+        (),
+        (Growing(literals=("<|tool_call>call:",), run=_OPEN_TOOL_CALLS_RUN),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = False

@@ -243,7 +243,15 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_OUTSIDE = Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),))
+_FAST_OUTSIDE = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_CONTENT_LITERALS, False),),
+    patterns=((_OPEN_REASONING_CONTENT, False, True), (_OPEN_TOOL_CALLS, False, True)),
+)
 
 
 # Inside 'reasoning_content': only its close is watched.
@@ -277,7 +285,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -307,8 +317,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),))
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),), literals=True
+)
 
 
 class ResponseParser(CompiledParser):

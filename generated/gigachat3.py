@@ -172,7 +172,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -180,6 +180,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_TOOL_CALLS_LITERALS, False), (_CLOSE_CONTENT_LITERALS, False)),
+    literals=True,
 )
 
 
@@ -216,9 +217,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),)
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),), literals=True
 )
 
 

@@ -95,6 +95,8 @@ _OPEN_TOOL_CALLS_RE = re.compile(
 _OPEN_TOOL_CALLS_PREFIX = "<tool_call>"
 _OPEN_TOOL_CALLS_PREFIX_LEN = 11
 _OPEN_TOOL_CALLS_PREFIX_RARE = 10  # '>'
+# open 'tool_calls': pattern '<tool_call>\\s*(?P<name>[^\\s<]+)': what its held match grows by
+_OPEN_TOOL_CALLS_RUN = regex.compile("(?:[^\\s<])*", regex.DOTALL)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<tool_call>)|<\\|user\\|>|<\\|observatio...'
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>|<tool_call>)|<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>",
@@ -298,7 +300,12 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     False,
-    pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    pending=(
+        (_OPEN_REASONING_CONTENT, False),
+        (_CLOSE_CONTENT_LITERALS, False),
+        (_OPEN_TOOL_CALLS_PREFIX, False),
+    ),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -333,7 +340,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -365,7 +374,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
+)
 
 
 class ResponseParser(CompiledParser):
@@ -389,7 +400,12 @@ class ResponseParser(CompiledParser):
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
-    _grows = ((), (Growing(literals=("</think>",)),), (), ())
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS, run=_OPEN_TOOL_CALLS_RUN),),
+        (Growing(literals=("</think>",)),),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS, run=_OPEN_TOOL_CALLS_RUN),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

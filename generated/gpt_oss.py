@@ -317,7 +317,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<t' cannot complete a delimiter; trailing whitespace may begin one: it waits
 _FAST_OUTSIDE = Fast(
-    frozenset("<t"), SPACE_STR, True, False, False, pending=((_OPEN_THINKING, False),)
+    frozenset("<t"),
+    SPACE_STR,
+    True,
+    False,
+    False,
+    pending=((_OPEN_THINKING, False), (_OPEN_CONTENT_PREFIX, False)),
+    patterns=(
+        (_OPEN_BUILTIN_TOOL_CALLS, False, True),
+        (_OPEN_TOOL_CALLS, False, True),
+        (_OPEN_CONTENT, False, True),
+    ),
 )
 
 
@@ -354,9 +364,16 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
 _FAST_IN_THINKING = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_THINKING_LITERALS, False),), drops=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_THINKING_LITERALS, False),),
+    drops=True,
+    literals=True,
 )
 
 
@@ -393,9 +410,16 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
 _FAST_IN_CONTENT = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),), drops=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_CONTENT_LITERALS, False),),
+    drops=True,
+    literals=True,
 )
 
 
@@ -432,9 +456,16 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),), drops=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_LITERALS, False),),
+    drops=True,
+    literals=True,
 )
 
 
@@ -473,9 +504,16 @@ def _eos_in_builtin_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
 _FAST_IN_BUILTIN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),), drops=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),),
+    drops=True,
+    literals=True,
 )
 
 

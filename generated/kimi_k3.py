@@ -107,6 +107,10 @@ _OPEN_TOOL_CALLS = regex.compile(
     '(?:<\\|open\\|>tools<\\|sep\\|>\\s*)?<\\|open\\|>call tool="(?P<name>[^"]*)"[^<]*<\\|sep\\|>',
     regex.DOTALL,
 )
+# open 'tool_calls': pattern '(?:<\\|open\\|>tools<\\|sep\\|>\\s*)?<\\|open\\|>call tool="(?P<nam...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS = regex.compile(
+    '(?:<\\|open\\|>tools<\\|sep\\|>\\s*)?<\\|open\\|>call tool="(?P<name>[^"]*)"', regex.DOTALL
+)
 # close 'reasoning_content': pattern '<\\|close\\|>think<\\|sep\\|>\\s*|(?=<\\|open\\|>(?:think|response|...'
 _CLOSE_REASONING_CONTENT = regex.compile(
     "<\\|close\\|>think<\\|sep\\|>\\s*|(?=<\\|open\\|>(?:think|response|tools)<\\|sep\\|>)|<\\|close\\|>message<\\|sep\\|>|<\\|end_of_msg\\|>",
@@ -303,6 +307,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -337,7 +342,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -389,7 +396,15 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
+    patterns=((_CLOSE_TOOL_CALLS, False, True),),
+)
 
 
 class ResponseParser(CompiledParser):
@@ -413,7 +428,12 @@ class ResponseParser(CompiledParser):
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
-    _grows = ((), (Growing(literals=("<|close|>think<|sep|>",)),), (), ())
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops="<", skip=20),),
+        (Growing(literals=("<|close|>think<|sep|>",)),),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops="<", skip=20),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -292,7 +292,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -328,9 +330,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),)
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),), literals=True
 )
 
 

@@ -177,7 +177,14 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; consumed text is not kept here
 _FAST_OUTSIDE = Fast(
-    frozenset("<["), "", False, False, False, pending=((_CLOSE_CONTENT, False),), drops=True
+    frozenset("<["),
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_CONTENT, False),),
+    drops=True,
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 

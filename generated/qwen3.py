@@ -277,9 +277,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),)
+    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),), literals=True
 )
 
 
@@ -310,8 +310,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),))
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),), literals=True
+)
 
 
 class ResponseParser(CompiledParser):

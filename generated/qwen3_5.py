@@ -19,7 +19,7 @@ import regex
 from rtc.runtime import require_api
 from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import missing_key
-from rtc.runtime.engine import CompiledParser, Fast
+from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
     LONG_SPAN,
     SPACE_CHARS,
@@ -89,6 +89,8 @@ _OPEN_TOOL_CALLS_AFTER_WS_RE = re.compile(
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX = "<tool_call>"
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX_LEN = 11
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX_RARE = 10  # '>'
+# open 'tool_calls': pattern '\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS = regex.compile("\\s*<tool_call>\\s*<function=", regex.DOTALL)
 # close 'tool_calls': pattern '</function>\\s*</tool_call>'
 _CLOSE_TOOL_CALLS = regex.compile("</function>\\s*</tool_call>", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -289,7 +291,12 @@ _FAST_OUTSIDE = Fast(
     True,
     False,
     False,
-    pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_AFTER_WS_LITERALS, True)),
+    pending=(
+        (_OPEN_REASONING_CONTENT, False),
+        (_CLOSE_CONTENT_AFTER_WS_LITERALS, True),
+        (_OPEN_TOOL_CALLS_AFTER_WS_PREFIX, True),
+    ),
+    patterns=((_OPEN_TOOL_CALLS_AFTER_WS, True, True),),
 )
 
 
@@ -324,9 +331,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),)
+    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),), literals=True
 )
 
 
@@ -379,7 +386,15 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
+    patterns=((_CLOSE_TOOL_CALLS, False, True),),
+)
 
 
 class ResponseParser(CompiledParser):
@@ -401,6 +416,14 @@ class ResponseParser(CompiledParser):
     _eos = (_eos_outside, _eos_in_reasoning_content, _eos_in_tool_calls, _eos_outside)
     # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
+    # Per region: the delimiters whose held match may keep growing through whitespace, and how
+    # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops=">\n", skip=21),),
+        (),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops=">\n", skip=21),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = False

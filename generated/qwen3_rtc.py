@@ -231,7 +231,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -243,6 +243,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS, False),
         (_CLOSE_CONTENT_LITERALS, False),
     ),
+    literals=True,
 )
 
 
@@ -277,7 +278,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -309,7 +312,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
+)
 
 
 class ResponseParser(CompiledParser):

@@ -281,8 +281,10 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_CONTENT = Fast("<", "", False, False, False, pending=((_CLOSE_CONTENT, False),))
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+_FAST_IN_CONTENT = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_CONTENT, False),), literals=True
+)
 
 
 class ResponseParser(CompiledParser):

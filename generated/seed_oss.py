@@ -100,6 +100,8 @@ _OPEN_TOOL_CALLS_RE = re.compile(
 _OPEN_TOOL_CALLS_PREFIX = "<seed:tool_call>"
 _OPEN_TOOL_CALLS_PREFIX_LEN = 16
 _OPEN_TOOL_CALLS_PREFIX_RARE = 15  # '>'
+# open 'tool_calls': pattern '<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>\\s*': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS_2 = regex.compile("<seed:tool_call>\\s*<function=", regex.DOTALL)
 # close 'reasoning_content': pattern '</seed:think>\\s*|(?=<seed:think>)|<seed:eos>'
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</seed:think>\\s*|(?=<seed:think>)|<seed:eos>", regex.DOTALL
@@ -294,7 +296,12 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     False,
-    pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    pending=(
+        (_OPEN_REASONING_CONTENT, False),
+        (_CLOSE_CONTENT_LITERALS, False),
+        (_OPEN_TOOL_CALLS_PREFIX, False),
+    ),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -329,7 +336,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -359,8 +368,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),))
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),), literals=True
+)
 
 
 class ResponseParser(CompiledParser):
@@ -385,10 +396,16 @@ class ResponseParser(CompiledParser):
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
     _grows = (
-        (Growing(pattern=_OPEN_TOOL_CALLS),),
+        (
+            Growing(pattern=_OPEN_TOOL_CALLS),
+            Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2, stops=">\n", skip=26),
+        ),
         (Growing(literals=("</seed:think>",)),),
         (),
-        (Growing(pattern=_OPEN_TOOL_CALLS),),
+        (
+            Growing(pattern=_OPEN_TOOL_CALLS),
+            Growing(pattern=_OPEN_TOOL_CALLS_GROWS_2, stops=">\n", skip=26),
+        ),
     )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

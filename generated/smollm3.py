@@ -206,7 +206,13 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
 _FAST_OUTSIDE = Fast(
-    "<", "", False, False, False, pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT, False))
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT, False)),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -241,7 +247,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_THINKING = Fast("<", "", False, False, False)
+_FAST_IN_THINKING = Fast("<", "", False, False, False, patterns=((_CLOSE_THINKING, False, True),))
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -273,7 +279,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
+)
 
 
 class ResponseParser(CompiledParser):

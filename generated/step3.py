@@ -89,6 +89,11 @@ _OPEN_TOOL_CALLS = regex.compile(
     '(?:<｜tool_calls_begin｜>\\s*)?(?:<｜tool_sep｜>\\s*)?<｜tool_call_begin｜>\\s*(?:function\\s*<｜tool_sep｜>[^\\n<]*\\s*)?<steptml:invoke name="(?P<name>[^"]+)">',
     regex.DOTALL,
 )
+# open 'tool_calls': pattern '(?:<\uff5ctool_calls_begin\uff5c>\\s*)?(?:<\uff5ctool_sep\uff5c>\\s*)?<\uff5ctool_call_...': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS = regex.compile(
+    '(?:<｜tool_calls_begin｜>\\s*)?(?:<｜tool_sep｜>\\s*)?<｜tool_call_begin｜>\\s*(?:function\\s*<｜tool_sep｜>[^\\n<]*\\s*)?<steptml:invoke name="',
+    regex.DOTALL,
+)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\\|EOT\\|>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<\\|EOT\\|>", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -271,6 +276,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -305,7 +311,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -357,7 +365,15 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
+    patterns=((_CLOSE_TOOL_CALLS, False, True),),
+)
 
 
 class ResponseParser(CompiledParser):
@@ -381,7 +397,12 @@ class ResponseParser(CompiledParser):
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
-    _grows = ((), (Growing(literals=("</think>",)),), (), ())
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops='"', skip=41),),
+        (Growing(literals=("</think>",)),),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops='"', skip=41),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

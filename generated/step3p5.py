@@ -82,6 +82,8 @@ _CLOSE_CONTENT_LITERALS = (
 _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|im_end\\|>|</think>")
 # open 'tool_calls': pattern '(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>'
 _OPEN_TOOL_CALLS = regex.compile("(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>", regex.DOTALL)
+# open 'tool_calls': pattern '(?:<tool_call>\\s*)?<function=(?P<name>[^>\\n]+)>': held while what follows keeps it growing
+_OPEN_TOOL_CALLS_GROWS = regex.compile("(?:<tool_call>\\s*)?<function=", regex.DOTALL)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<\\|im_end\\|>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<\\|im_end\\|>", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -253,6 +255,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
+    patterns=((_OPEN_TOOL_CALLS, False, True),),
 )
 
 
@@ -287,7 +290,9 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False)
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -347,7 +352,12 @@ class ResponseParser(CompiledParser):
     _fasts = (_FAST_OUTSIDE, _FAST_IN_REASONING_CONTENT, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
     # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
-    _grows = ((), (Growing(literals=("</think>",)),), (), ())
+    _grows = (
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops=">\n", skip=10),),
+        (Growing(literals=("</think>",)),),
+        (),
+        (Growing(pattern=_OPEN_TOOL_CALLS_GROWS, stops=">\n", skip=10),),
+    )
     _memo_size = 5
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)
     _may_stall = True

@@ -75,18 +75,22 @@ class Serving(NamedTuple):
     recover: bool = False
 
 
-def _routed(p: CompiledParser, events: list[dict[str, Any]]) -> bool:
-    """The general path's common case, in a region that is open (or the null sink): when the
-    state's scanner finds no delimiter that can be committed, the loop would run once, route
-    the text before what is held back into the region, and stop. Do that here without it
-    (and say so), or do nothing (False)."""
+def _routed(p: CompiledParser, events: list[dict[str, Any]]) -> Any:
+    """The general path's common case: when the state's scanner finds no delimiter that can be
+    committed, the loop would run once, route the text before what is held back into the
+    region, and stop. Do that here without it (and return None), or do nothing and return
+    the scanner's answer, which the loop takes as its first (the buffer is the same). Not
+    where that text would be the first of a region not yet open (the loop opens it first);
+    where nothing is routed (all is held back), the loop does nothing at all, open region or
+    not."""
     cur = p.region
     buf = p._buf
     pos = p._pos
     memo = [None] * p._memo_size if len(buf) - pos >= LONG_SPAN else NO_MEMO
-    hold, _, _, target, _ = p._scan[cur + 1](buf, pos, memo)
-    if target != NONE:
-        return False
+    found = p._scan[cur + 1](buf, pos, memo)
+    hold, _, _, target, _ = found
+    if target != NONE or (hold > pos and cur >= 0 and not p._opened):
+        return found, memo
     if hold > pos:
         if cur >= 0:
             routed = buf[pos:hold]
@@ -101,7 +105,7 @@ def _routed(p: CompiledParser, events: list[dict[str, Any]]) -> bool:
             )
         p._pos = hold
     p._clean = False
-    return True
+    return None
 
 
 def _derive(cls: Any) -> None:
@@ -347,11 +351,12 @@ class CompiledParser:
                 return []  # whitespace grows the held match: nothing to search (see grown)
             extend_buffer(self, text)
         events: list[dict[str, Any]] = []
-        if not ((self._opened or self.region < 0) and _routed(self, events)):
+        found = _routed(self, events)
+        if found is not None:
             self._fast = None  # until _settle: the region may change, or the loop raise
             self._clean = False
             self._growing = None
-            run(self, False, events)
+            run(self, False, events, *found)
         self._settle()
         self._clean = clean = holds_a_run(self)
         self._growing = None if clean else unread(self)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .matching import SPACE_STR
+from .matching import SPACE_STR, literal_tail
 
 if TYPE_CHECKING:
     from .engine import CompiledParser
@@ -68,7 +68,8 @@ class Fast(NamedTuple):
     late: bool = False
     runs: bool = False
     # Per literal-shaped watch: its literal (a str) or literal list (``matching.Literals``),
-    # and whether it is led by \s* (see ``rtc.compiler.lowering.states.pending_literals``).
+    # and whether it is led by \s*; per pattern whose every match begins with a literal, that
+    # literal (see ``rtc.compiler.lowering.states.pending_literals``).
     pending: tuple[tuple[Any, bool], ...] = ()
     # The parser keeps consumed text (its patterns look behind), but this state need not: no
     # delimiter it watches looks behind, and each consumes at least the parser's context, so
@@ -82,6 +83,16 @@ class Fast(NamedTuple):
     # the fast path commits holds none, and ``settle`` checks the last consumed character after
     # the general path.
     behind: bool = False
+    # Every delimiter the state watches is a literal or literal list, not led by \s*, with no
+    # end alternative, none of its literals inside another, all in ``pending``
+    # (``rtc.compiler.lowering.states.literals_only``): the scanner's answer is then
+    # ``str.find`` and ``literal_tail`` over the held text and the chunk, which the fast path
+    # works out itself for text with a core character (``held_case``).
+    literals: bool = False
+    # Per pattern watch: the pattern its scanner searches in partial mode, whether \s* leads
+    # it, whether a complete match at the end still grows: a partial match from the search
+    # position keeps the held text held (``rtc.compiler.lowering.states.pending_patterns``).
+    patterns: tuple[tuple[Any, bool, bool], ...] = ()
 
 
 def feed_step(events: bool, text_class: type = str) -> Any:
@@ -110,17 +121,17 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _ = fast
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _, _, _ = fast
             if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
                 if core in text:
-                    return self._feed(text) if events else None
+                    return _core_case(self, text, fast, events)
             elif core.__class__ is tuple:
                 if core[0] in text or core[1] in text:
-                    return self._feed(text) if events else None
+                    return _core_case(self, text, fast, events)
             elif not core_set.isdisjoint(text):
-                return self._feed(text) if events else None
+                return _core_case(self, text, fast, events)
             last = text[-1]
             if not (
                 (len(buf) == self._pos if keep else not buf)
@@ -157,23 +168,33 @@ def feed_step(events: bool, text_class: type = str) -> Any:
     return step
 
 
+def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
+    """A chunk holding a core character: the general path's, but in a state that watches
+    literals only (``Fast.literals``), where ``held_case`` finds what the scanner would."""
+    if fast[13]:
+        return held_case(self, text, fast, events)
+    return self._feed(text) if events else None
+
+
 def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
     """The fast path's other cases (see Fast): text is held back before the chunk, or the
-    chunk ends in a lead character; ``fast`` holds no core character of the chunk. Returns
-    what ``feed()`` (``events``) or ``feed_text()`` returns."""
+    chunk ends in a lead character; ``fast`` holds no core character of the chunk, unless the
+    state watches literals only (``Fast.literals``). Returns what ``feed()`` (``events``) or
+    ``feed_text()`` returns."""
     if self._growing is not None:
         if grown(self, text):
             return [] if events else ""
         # The chunk changes what is held (this path may commit it, or hold more): whether it
         # still grows is read again after the general path.
         self._growing = None
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _ = fast
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals, _ = fast
     if keep and self._tail:
         flush(self)
     buf = self._buf
     last = text[-1]
     held = len(buf) - self._pos if keep else len(buf)  # held back by earlier chunks
     run = True  # what is left held is a run of lead characters (or nothing)
+    reread = False
     if held and self._clean:
         # What is held is a run of lead characters this path left (or the general path,
         # under runs): no need to read it.
@@ -192,11 +213,27 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         whole_length = held + len(text)
     else:
         whole = (buf[self._pos :] if keep else buf) + text if held else text
-        if held and not core_set.isdisjoint(whole):
+        if literals and not core_set.isdisjoint(whole):
+            # The scanner of a state watching literals only: an occurrence of one is a match
+            # (the general path commits it); else everything before the earliest proper
+            # prefix of one running to the end is routed, and that prefix is held.
+            hold = len(whole)
+            for literal, _ in pending:
+                if literal in whole:
+                    return self._feed(text) if events else None
+                i = literal_tail(whole, 0, literal)
+                if i < hold:
+                    hold = i
+            committed = whole[:hold]
+            run = False
+        elif held and not core_set.isdisjoint(whole):
             if not (pending and still_pending(whole, pending)):
-                return self._feed(text) if events else None
-            # A watch's literal is still pending from the search position: the general path
-            # would route and commit nothing (Fast.pending); the chunk joins the held text.
+                if not (fast[14] and pattern_pending(self, text, fast[14])):
+                    return self._feed(text) if events else None
+                reread = True  # held as the general path holds it: growth is read as it would
+            # A watch's literal or pattern is still pending from the search position: the
+            # general path would route and commit nothing (Fast.pending, Fast.patterns); the
+            # chunk joins the held text.
             committed = ""
             run = False
         elif last in lead:
@@ -208,6 +245,10 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         else:
             committed = whole
         whole_length = len(whole)
+    if committed and not self._opened and self.region >= 0:
+        # The first text of a region not yet open: the loop opens it (settle lets the fast
+        # path run there only while text is held, so every commit comes this way).
+        return self._feed(text) if events else None
     # What is left held: a trailing run of lead characters (run), or nothing, or (not run) the
     # held text and the chunk.
     kept = whole_length - len(committed)
@@ -225,6 +266,8 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         buf = ""  # (this frame's reference dropped: the run grows in place)
         extend_buffer(self, text)
     self._clean = run and kept > 0
+    if reread:
+        self._growing = unread(self)
     if committed and name is not None:
         self._parts.append(committed)
         if events:
@@ -235,20 +278,27 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
 class Growing(NamedTuple):
     """How to check, once, that the held text is a match that keeps growing while text of
     one alphabet is appended (``rtc.compiler.regex_syntax.growth`` proves it per delimiter):
-    whitespace (``stops`` None), or every character but those in ``stops``.
+    whitespace (``stops`` None), or every character but those in ``stops``, or (``run``, a
+    compiled ``(?:CLASS)*``) every character a class of the delimiter accepts.
 
     The held text is the first of ``literals`` it starts with, then only such characters; or
-    ``pattern``'s match at its start ends at the end of the buffer (``prefix`` ""); or that
-    match succeeds and the held text is ``prefix``, then only such characters."""
+    ``pattern``'s match at its start ends at the end of the buffer (``prefix`` "", ``skip``
+    0); or that match succeeds and the held text is ``prefix``, then only such characters; or
+    it succeeds and the held text from ``skip`` characters on is only such characters."""
 
     literals: tuple[str, ...] = ()
     pattern: Any = None
     prefix: str = ""
     stops: str | None = None
+    run: Any = None
+    skip: int = 0
 
 
-def _grows_by(text: str, stops: str | None) -> bool:
-    """Whether ``text`` is made of the characters a held match may grow by."""
+def _grows_by(text: str, check: Growing) -> bool:
+    """Whether ``text`` is made of the characters ``check``'s held match may grow by."""
+    if check.run is not None:
+        return check.run.fullmatch(text) is not None
+    stops = check.stops
     if stops is None:
         return not text.strip(SPACE_STR)
     for c in stops:
@@ -269,13 +319,16 @@ def grows_held(p: CompiledParser) -> Growing | None:
             for literal in check.literals:
                 if buf.startswith(literal, pos):
                     # The first literal the held text starts with is the match's.
-                    if _grows_by(buf[pos + len(literal) :], check.stops):
+                    if _grows_by(buf[pos + len(literal) :], check):
                         return check
                     break
+        elif check.skip:
+            if _grows_by(buf[pos + check.skip :], check) and check.pattern.match(buf, pos):
+                return check
         elif check.prefix:
             if (
                 buf.startswith(check.prefix, pos)
-                and _grows_by(buf[pos + len(check.prefix) :], check.stops)
+                and _grows_by(buf[pos + len(check.prefix) :], check)
                 and check.pattern.match(buf, pos) is not None
             ):
                 return check
@@ -311,12 +364,12 @@ def grown(p: CompiledParser, text: str) -> bool:
     check = p._growing
     if check is UNREAD:
         for c in _held_checks(p):
-            if _grows_by(text, c.stops):
+            if _grows_by(text, c):
                 break
         else:
             return False
         check = p._growing = grows_held(p)
-    if check is None or not _grows_by(text, check.stops):
+    if check is None or not _grows_by(text, check):
         return False
     extend_buffer(p, text)
     return True
@@ -330,6 +383,24 @@ def extend_buffer(p: CompiledParser, text: str) -> None:
     p._buf = ""  # the only reference left is ours
     buf += text
     p._buf = buf
+
+
+def pattern_pending(p: CompiledParser, text: str, patterns: tuple[Any, ...]) -> bool:
+    """Whether, once ``text`` joins ``p``'s buffer, one of the state's pattern watches has a
+    match pending from the search position (``Fast.patterns``): the partial-mode search its
+    scanner makes, on the same buffer and position."""
+    buf = p._buf + text
+    pos = p._pos
+    for pattern, led, grows in patterns:
+        m = pattern.search(buf, pos, partial=True)
+        if m is None:
+            continue
+        i = m.start()
+        if i != pos and not (led and not buf[pos:i].strip(SPACE_STR)):
+            continue
+        if m.partial or (grows and m.end() == len(buf)):
+            return True
+    return False
 
 
 def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> bool:
@@ -366,12 +437,18 @@ def advance(p: CompiledParser, text: str, committed: int) -> None:
 
 def settle(p: CompiledParser) -> None:
     """After the general path: drop consumed text the patterns can no longer look at, and
-    allow the fast path once the current region is open (not for the next chunk where a match
-    may begin right after the last consumed character: ``Fast.behind``)."""
+    allow the fast path (not for the next chunk where a match may begin right after the last
+    consumed character: ``Fast.behind``; and, in a region not yet open, only while text is
+    held: see ``held_case``)."""
     context = p._context
     pos = p._pos
     cur = p.region
-    fast = p._region_fast[cur + 1] if p._opened or cur < 0 else None
+    fast = p._region_fast[cur + 1]
+    if fast is not None and not p._opened and cur >= 0 and pos == len(p._buf):
+        # The region is not open and nothing is held: the next chunk's text would be the
+        # first committed to it, which the loop opens first. (With text held, the fast path
+        # only holds more, or leaves the chunk to the general path: see held_case.)
+        fast = None
     # (fast[12]: Fast.behind, fast[10]: the core characters; see region_tuple.)
     if fast is not None and fast[12] and pos and p._buf[pos - 1] in fast[10]:
         fast = None
@@ -434,6 +511,8 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
             for literal in ((held,) if isinstance(held, str) else (x[0] for x in held))
         ),
         f.behind,
+        f.literals,
+        f.patterns,
     )
 
 

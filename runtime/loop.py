@@ -93,9 +93,18 @@ def note_stall(
     return stalled
 
 
-def run(p: CompiledParser, eos: bool, events: list[dict[str, Any]] | None) -> None:
+def run(
+    p: CompiledParser,
+    eos: bool,
+    events: list[dict[str, Any]] | None,
+    first: Any = None,
+    memo: list[Any] | None = None,
+) -> None:
     """Commit everything that can be committed in ``p``'s buffer; at the end of the stream
     (``eos``), also the rest, closing the last region. Events go to ``events`` (None: none).
+    ``first``: the streaming scanner's answer at ``p``'s position, already asked for on this
+    buffer (the first pass takes it instead of searching again), with ``memo``, the searches
+    that asking remembered.
 
     With ``p.serving`` set (see :class:`rtc.runtime.engine.CompiledParser`), region events
     carry what the serving layer needs: ``region_open`` its ``captures``, ``region_close`` its
@@ -124,7 +133,8 @@ def run(p: CompiledParser, eos: bool, events: list[dict[str, Any]] | None) -> No
     # Only delimiters that can match the empty string can commit without consuming text.
     may_stall = cls._may_stall
     # Searches remembered for this pass (a short span in partial mode needs none: see ahead).
-    memo = [None] * cls._memo_size if eos or n - pos >= LONG_SPAN else NO_MEMO
+    if memo is None:
+        memo = [None] * cls._memo_size if eos or n - pos >= LONG_SPAN else NO_MEMO
     stalled: set[tuple[int, int, bool, bool]] | None = None
     opening = p._opening  # serving: the text of the current region's opening delimiter
     try:
@@ -135,7 +145,11 @@ def run(p: CompiledParser, eos: bool, events: list[dict[str, Any]] | None) -> No
                 start, end, target, match = scanners[cur + 1](buf, pos, memo)
                 stop = n if target == -1 else start
             else:
-                stop, start, end, target, match = scanners[cur + 1](buf, pos, memo)
+                if first is None:
+                    stop, start, end, target, match = scanners[cur + 1](buf, pos, memo)
+                else:
+                    stop, start, end, target, match = first
+                    first = None
                 if target != -1:
                     stop = start
             if may_stall and target != -1 and end <= pos:

@@ -316,3 +316,38 @@ def test_held_literals_extended_as_the_general_path_does(
     parser = module.ResponseParser
     for chunks in (pieces, list("".join(pieces))):
         assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
+
+
+@SETTINGS
+@given(
+    close=st.sampled_from(
+        [
+            r"<ab>c(?:\w+)",
+            r"\s*<ab>\s*<f=(?:[^>\n]+)>",
+            r"<\|t\|>call:\w+",
+            r"<ab>|<ab>x[yz]+",
+            r"(?:<ab>|<ac>)d+",  # no literal every match begins with: not pending
+        ]
+    ),
+    other=st.sampled_from(["", "<a", r"<ab>\s*", "<t>"]),
+    pieces=st.lists(
+        st.sampled_from(
+            ["<", "a", "b", ">", "<a", "<ab", "c", "x", "y", "<|", "t", "|>", "call", ":", "\n"]
+            + [" ", "f", "=", "w", "<ab>", "<|t|>", "d", "</d>"]
+        ),
+        max_size=16,
+    ),
+)
+def test_held_pattern_prefixes_extended_as_the_general_path_does(
+    close: str, other: str, pieces: list[str]
+) -> None:
+    """A held prefix of the literal a pattern's every match begins with, extended chunk by
+    chunk (Fast.pending, ``lowering.states.pending_literals``), \\s*-led or not, beside other
+    delimiters (a literal, a literal the pattern's prefix begins with, a pattern)."""
+    fields: dict[str, Any] = {"c": {"close_pattern": close}}
+    if other:
+        fields["d"] = {"open_pattern": other, "close": "</d>"}
+    module = load({"start_anchor": "<S>", "fields": fields})
+    parser = module.ResponseParser
+    for chunks in (pieces, list("".join(pieces))):
+        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks

@@ -140,7 +140,6 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
         r"(?:<a>b|<a>)\s*(?=b\s{3})",  # it may read on from inside <a>b
         r"<a>(?!\s{3})\s*",  # a look-ahead before the run
         r"<a>\s*?",
-        r"<a>[ \t]*",
         r"<a>\s*(?!\{)",
         r"<a>\s*\b",
         r"<a>\s*(?:x|\s)",  # an alternative after the run that may take whitespace
@@ -148,6 +147,9 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
         r"b\s*(?=\[)|(?<=x)\s*(?=b\s\s)",
     ]
     assert [p for p in refused if accepted[p] is not None] == []
+    # A run of another class grows by what the class accepts (Growth.run), not by whitespace.
+    spaces_tabs = accepted[r"<a>[ \t]*"]
+    assert spaces_tabs is not None and spaces_tabs.run == "[ \\t]" and spaces_tabs.literals
     # Inside the look-ahead: a second check (growths), after the head's own where it has one.
     inside = {pattern: growths(pattern) for pattern in OPENS[-7:]}
     assert inside[r"<a>\s*(?=\{[^{}]*\}\s*\])"][-1].pattern == r"<a>\s*\{[^{}]*\}\s*"
@@ -155,6 +157,57 @@ def test_the_shapes_are_read_as_the_argument_says() -> None:
     assert len(inside[OPENS[-5]]) == 2  # (the DEFINE group goes with it)
     # (the near misses get no check of their run inside: at most their head's)
     assert [p for p in OPENS[-4:] if len(inside[p]) > (growth(p) is not None)] == []
+
+
+# Held matches of the other two kinds: a run of a class to the end (Growth.run: gemma4's
+# call:(?P<name>\w+)), and a run before a consumed character outside it (Growth.skip:
+# qwen3.5's <function=(?P<name>[^>\n]+)>); with near misses (the run may take what follows).
+RUN_OPENS = [
+    r"<a>\w+",
+    r"<a>(?P<n>[a-z_]*)",
+    r"<a>\w+|<b>",
+    r"<a=(?:[^>\n]+)>",
+    r"\s*<t>\s*<f=(?P<n>[^>\n]+)>",
+    r"(?:<x>)?<a=[^>]+>>",
+    r"<a>[^<]+<b>",
+    r"<a=[^>]+[>x]",  # refused: what follows the run may begin inside it
+    r"<a=[^>]+>?",  # refused: what follows may be empty
+]
+RUN_PIECES = ["<a>", "<a=", "<t>", "<f=", "<x>", "<b>", "</c>", "<a", "<", ">", "=", "\n", " "]
+RUN_PIECES += ["ab", "_", "x", "é", "1", "-", "y z", "\t", "\n<f=", "b>"]
+
+
+@pytest.mark.parametrize("open_", RUN_OPENS)
+@SETTINGS
+@given(
+    other=st.sampled_from(["", r"\s*<b>", "x"]),
+    pieces=st.lists(st.sampled_from(RUN_PIECES), max_size=16),
+)
+def test_class_runs_and_waits_stream_as_the_general_path(
+    open_: str, other: str, pieces: list[str]
+) -> None:
+    """Held opens that grow by a class's characters, or wait for a consumed character, fed
+    as drawn and one character at a time."""
+    fields: dict[str, Any] = {"c": {"open_pattern": open_, "close": "</c>"}}
+    if "(?P<" in open_:
+        fields["c"]["transform"] = {"x": "{content}"}
+    if other:
+        fields["d"] = {"open_pattern": other, "close": "</d>"}
+    module = load({"start_anchor": "<S>", "fields": fields})
+    parser = module.ResponseParser
+    for chunks in (pieces, list("".join(pieces))):
+        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
+
+
+def test_class_runs_and_waits_are_read_as_the_argument_says() -> None:
+    """Which of the opens above get which check (so the test above covers both sides)."""
+    found = {pattern: growths(pattern) for pattern in RUN_OPENS}
+    assert found[r"<a>\w+"] == (Growth(literals=("<a>",), complete=True, run="\\w"),)
+    assert found[r"<a>\w+|<b>"][0].run == "\\w"
+    assert found[r"<a=(?:[^>\n]+)>"] == (Growth(pattern="<a=", stops=">\n", skip=3),)
+    waits = found[r"\s*<t>\s*<f=(?P<n>[^>\n]+)>"]
+    assert waits == (Growth(pattern=r"\s*<t>\s*<f=", stops=">\n", skip=6),)
+    assert found[r"<a=[^>]+[>x]"] == () and found[r"<a=[^>]+>?"] == ()
 
 
 FAMILIES = rtc.generated.names()

@@ -136,22 +136,29 @@ def _growing(ns: Namespace, delim: Delimiter, w: Watch, stem: str) -> tuple[Grow
     """How the runtime checks that the delimiter's held match keeps growing through appended
     whitespace (``regex_syntax.growth``), with the compiled pattern each check needs (the
     watch's own where it searches the whole delimiter)."""
-    out = []
+    out: list[Growing] = []
     for found in growths(delim.pattern):
         if found.complete and not w.grows:
             continue  # (a complete match at the end that is not held holds nothing)
         ns.imports.add("engine", "Growing")
+        run = None
+        if found.run:
+            comment = f"{w.comment}: what its held match grows by"
+            suffix = "_run" if not out else f"_run_{len(out) + 1}"
+            run = ns.pattern(f"{stem}{suffix}", comment, f"(?:{found.run})*").name
         if found.pattern is None:
-            out.append(Growing(literals=found.literals, stops=found.stops))
+            out.append(Growing(literals=found.literals, stops=found.stops, run=run))
             continue
         own = w.streamed
         if found.whole and own is not None and own.source == repr(delim.pattern):
-            out.append(Growing(pattern=own.name, stops=found.stops))
+            out.append(Growing(pattern=own.name, stops=found.stops, run=run))
             continue
         comment = f"{w.comment}: held while what follows keeps it growing"
         suffix = "_grows" if not out else f"_grows_{len(out) + 1}"
         name = ns.pattern(f"{stem}{suffix}", comment, found.pattern).name
-        out.append(Growing(pattern=name, prefix=found.prefix, stops=found.stops))
+        out.append(
+            Growing(pattern=name, prefix=found.prefix, stops=found.stops, run=run, skip=found.skip)
+        )
     return tuple(out)
 
 

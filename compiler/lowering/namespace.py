@@ -139,7 +139,7 @@ class Namespace:
         if text is not None:
             rare = rarest_index(text)
             prefix = Literal(
-                f"{name}_PREFIX", "", repr(text), len(text), rare, comment_text(text[rare])
+                f"{name}_PREFIX", "", repr(text), len(text), rare, comment_text(text[rare]), text
             )
             self.imports.add("matching", "LONG_SPAN", "find_literal", "search_literal_led")
         const = Pattern(name, comment, repr(source), found, prefix)

@@ -119,7 +119,12 @@ def _state(
         if fast is None or not (fast.star or fast.runs):
             fast = _fast([f if f is None or f.guarded is None else f.guarded for f in facts])
     if fast is not None:
-        fast = replace(fast, pending=pending_literals(watches))
+        pending = pending_literals(watches)
+        fast = replace(fast, pending=pending)
+        if literals_only(watches, pending):
+            fast = replace(fast, literals=True, why=fast.why + "; its literals found there")
+        if not jumpy:
+            fast = replace(fast, patterns=pending_patterns(watches))
         if dropped:
             fast = replace(fast, drops=True, why=fast.why + "; consumed text is not kept here")
     state = State(
@@ -211,16 +216,66 @@ def pending_literals(watches: list[Watch]) -> tuple[tuple[str, bool], ...]:
     so the state's hold is the search position, and every complete match of any delimiter,
     which starts there or later, waits (the reference's rule: a match at or after a pending one
     is not committed). The general path would then route nothing and commit nothing: the fast
-    path appends the chunk to the held text instead (``runtime.fast_path.held_case``)."""
+    path appends the chunk to the held text instead (``runtime.fast_path.held_case``).
+
+    A pattern every match of which begins with a literal (its ``_PREFIX``, from
+    ``regex_syntax.fast_paths.literal_prefix``: a pattern in the subset without assertions)
+    counts the same way: text that is a proper prefix of that literal holds no complete match
+    (each is longer), so the regex module's partial-mode search, which prefers a complete
+    match anywhere, finds none and reports the partial match at the search position, where
+    the pattern runs into the end of the text inside its literal."""
     found = []
     for w in watches:
-        if w.shape not in _ONE_SEARCH or w.end:
+        if w.end:
             continue  # (R|$, R|\Z: R's partial matches never count while streaming)
+        if w.shape is Shape.REGEX and w.pattern is not None and w.pattern.prefix is not None:
+            found.append((w.pattern.prefix.name, w.back_over_ws))
+            continue
+        if w.shape not in _ONE_SEARCH:
+            continue
         name, texts = _searched(w)
         if any(a != b and a in b for a in texts for b in texts):
             continue
         found.append((name, w.back_over_ws))
     return tuple(found)
+
+
+def pending_patterns(watches: list[Watch]) -> tuple[tuple[str, bool, bool], ...]:
+    r"""The pattern watches of a state whose pending match keeps held text held
+    (``Fast.patterns``): the compiled pattern each searches while streaming, whether a ``\s*``
+    leads it (its search is the rest, backed over whitespace), and whether a complete match
+    at the end still counts as pending (``Watch.grows``).
+
+    After the general path, the held text starts at the search position ``h``. The fast path
+    makes the same partial-mode search as the state's scanner, on the same buffer (the held
+    text and the chunk) from ``h``; where it reports a partial match starting at ``h`` (after
+    whitespace only, for a ``\s*``-led one), or a complete one there that reaches the end and
+    may still grow, the scanner's hold is ``h``: every complete match of any delimiter starts
+    at ``h`` or later and waits, and the general path would route and commit nothing. Not
+    ``R|$`` nor ``R|\Z`` (R's partial matches never count), nor a template with a pattern
+    whose match can end before its start (``jumpy``: its partial matches are read apart)."""
+    return tuple(
+        (w.streamed.name, w.back_over_ws, w.grows)
+        for w in watches
+        if w.shape in (Shape.REGEX, Shape.REGEX_LITERALS) and not w.end and w.streamed
+    )
+
+
+def literals_only(watches: list[Watch], pending: tuple[tuple[str, bool], ...]) -> bool:
+    r"""Whether the fast path finds what the state's scanner finds, for text with a core
+    character too (``Fast.literals``): every watch a literal or literal list searched with
+    ``str.find`` (LITERAL, LITERALS), not led by ``\s*`` and without an end alternative, each
+    in ``pending`` (none of a list's literals inside another). The scanner's answer is then
+    the leftmost occurrence of one (a commit: the fast path leaves that to the general path)
+    or, with none, the hold at the earliest ``literal_tail`` of any of them, everything before
+    it routed: ``runtime.fast_path.held_case`` works that out over the held text and the
+    chunk, and keeps the general path's buffer and events."""
+    if not watches or len(pending) != len(watches):
+        return False
+    return all(
+        w.shape in (Shape.LITERAL, Shape.LITERALS) and not w.back_over_ws and not w.end
+        for w in watches
+    )
 
 
 def _searched(w: Watch) -> tuple[str, tuple[str, ...]]:

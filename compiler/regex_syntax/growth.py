@@ -60,6 +60,17 @@ cannot begin; ``X`` settled matches there as before; ``S`` and then ``C`` need a
 still runs to the new end, where ``C`` is sought: the partial match stays at ``h``. A delimiter
 may hold two checks (this one, and one of the kinds above for its head: ``growths``).
 
+**Waits for a consumed character** (one branch ``P S Y...``: the run ``S`` of ``A``, then ``Y``,
+which cannot match the empty string and each of whose matches begins with a character outside
+``A``, consumed, not looked at: qwen3.5's ``<function=(?P<name>[^>\n]+)>``; checked once: ``P``
+matches at ``h``, and every character from ``h + m`` to the end is in ``A``, ``m`` a lower bound
+of the length of ``P``'s matches). A match attempt at any ``q >= h`` puts the first character
+of ``Y`` at ``q + m`` or later, where only ``A`` stands, before the chunk and after it: no
+complete match starts at or after ``h``. A path through ``P`` ends at ``h + m`` or later
+(``P`` is plain, as above: it ends the same after the chunk), ``S`` takes the ``A`` characters
+after it to the end, where ``Y`` is sought: the partial match at ``h`` stays, the regex
+module's partial-mode search reports it (there is no complete match to prefer).
+
 In every case the state's hold stays ``h``: every complete match of any delimiter starts at
 ``h`` or later, and waits (a match at or after a pending one is not committed). The general
 path would route nothing and commit nothing: appending the chunk is exact.
@@ -76,7 +87,7 @@ from rtc.runtime.matching import SPACE_CHARS
 from . import nodes as n
 from .chars import CharSet, accepts
 from .first import first_chars
-from .lengths import can_match_empty, max_length
+from .lengths import can_match_empty, max_length, min_length
 from .literal import literal_prefix
 from .parser import parse
 
@@ -97,6 +108,10 @@ class Growth:
     stops: str | None = None
     whole: bool = False
     complete: bool = False  # the held match is complete (runs to the end), not partial
+    # A run of another class (``\w+``, ``[a-z_]*``): the characters it grows by are those the
+    # class accepts (its source here; ``stops`` unused). Only for runs to the end.
+    run: str = ""
+    skip: int = 0  # waits for a consumed character: the held text from here on is all ``A``
 
 
 _READS_ON = frozenset(
@@ -149,6 +164,20 @@ def _alphabet(node: n.Node) -> str | None:
     if all(accepts(body, c) for c in SPACE_CHARS):
         return ""
     return None
+
+
+def _class_run(node: n.Node) -> str | None:
+    """The source of the class a greedy unbounded repeat takes (inside capturing or plain
+    groups), where ``_alphabet`` has no name for it: a held match running to the end grows by
+    what the class accepts, asked of the ``regex`` module at run time."""
+    while isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP):
+        node = node.body
+    if not (isinstance(node, n.Repeat) and node.high is None and node.mode == n.GREEDY):
+        return None
+    body = node.body
+    if not isinstance(body, n.Class) or body.fold or not body.dotall:
+        return None
+    return body.source if _alphabet(node) is None else None
 
 
 def _plain(nodes: list[n.Node]) -> bool:
@@ -228,6 +257,7 @@ class _Branch:
     # and nothing in it reads on (``_ends_outside``).
     settled: bool
     consumed: bool  # the run is consumed (P S ...), not inside the look-ahead (P (?=R Q))
+    run: str = ""  # the run's class (its source) where it is not one ``stops`` names
 
 
 def _read(tree: n.Tree, branch: n.Node) -> _Branch | None:
@@ -240,6 +270,9 @@ def _read(tree: n.Tree, branch: n.Node) -> _Branch | None:
     while ahead < len(items) and _ahead(items[-1 - ahead]):
         ahead += 1
     body, looks = items[: len(items) - ahead], items[len(items) - ahead :]
+    if body and not looks and (run := _class_run(body[-1])) is not None:
+        # P S, S a run of another class, to the end (see Growth.run).
+        return _Branch(body[:-1], "", False, False, True, run) if _plain(body[:-1]) else None
     if body and (stops := _alphabet(body[-1])) is not None:
         if not _plain(body[:-1]):
             return None
@@ -314,19 +347,20 @@ def growth(pattern: str) -> Growth | None:
         if r is None or r.waits:
             break
         lead.append((branch, r))
-    if not lead or len({r.stops for _, r in lead}) != 1:
+    if not lead or len({(r.stops, r.run) for _, r in lead}) != 1:
         return None
     stops = lead[0][1].stops or None
+    run = lead[0][1].run
     sets = [_literals(r.p) for _, r in lead]
     if all(found is not None for found in sets):
         texts = tuple(t for found in sets for t in found or ())
-        return Growth(literals=texts, stops=stops, complete=True)
+        return Growth(literals=texts, stops=stops, complete=True, run=run)
     if len(lead) == len(branches):
-        return Growth(pattern=pattern, stops=stops, whole=True, complete=True)
+        return Growth(pattern=pattern, stops=stops, whole=True, complete=True, run=run)
     source = "|".join(pattern[b.start : b.end] for b, _ in lead)
     if parse(source).error is not None:
         return None
-    return Growth(pattern=source, stops=stops, complete=True)
+    return Growth(pattern=source, stops=stops, complete=True, run=run)
 
 
 def _ends_outside(
@@ -441,9 +475,36 @@ def _waiting(
 
 def growths(pattern: str) -> tuple[Growth, ...]:
     """Every check by which the pattern's held match keeps growing: ``growth``'s, then one
-    for a run inside its look-ahead (``_inside_look_ahead``)."""
-    found = [growth(pattern), _inside_look_ahead(pattern)]
+    for a run inside its look-ahead (``_inside_look_ahead``), then one for a run before a
+    consumed character outside it (``_before_consumed``)."""
+    found = [growth(pattern), _inside_look_ahead(pattern), _before_consumed(pattern)]
     return tuple(g for g in found if g is not None)
+
+
+@functools.lru_cache(maxsize=512)
+def _before_consumed(pattern: str) -> Growth | None:
+    """The only branch is ``P S Y...`` (module docstring: waits for a consumed character)."""
+    tree = _modelled(pattern)
+    if tree is None:
+        return None
+    branches = _branches(tree.root)
+    if len(branches) != 1:
+        return None
+    items = [x for item in _direct(branches[0]) for x in _flat(item)]
+    for k in range(len(items) - 2, 0, -1):
+        stops = _alphabet(items[k])
+        if stops is None:
+            continue
+        p, rest = items[:k], items[k + 1 :]
+        y = n.Seq(rest[0].start, rest[-1].end, tuple(rest))
+        if not (stops and _plain(p) and _outside(tree, y, stops)):
+            return None
+        source = _span(pattern, p)
+        if parse(source).error is not None:
+            return None
+        skip = sum(min_length(tree, x) for x in p)
+        return Growth(pattern=source, stops=stops, skip=skip) if skip else None
+    return None
 
 
 @functools.lru_cache(maxsize=512)
