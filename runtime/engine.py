@@ -263,6 +263,11 @@ class CompiledParser:
 
     feed_text = feed_step(events=False)
 
+    def feed_declined(self, text: str) -> list[dict[str, Any]]:
+        """``feed(text)`` right after ``feed_text(text)`` declined it (returned None): the same
+        events, without trying the fast path a second time (the state it read is unchanged)."""
+        return self._feed(text)
+
     def cut(self) -> str:
         """End the current region without a value (a call cut off by the length limit);
         return its raw text so far, the held-back text included."""

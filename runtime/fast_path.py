@@ -213,7 +213,12 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         whole_length = held + len(text)
     else:
         whole = (buf[self._pos :] if keep else buf) + text if held else text
-        if literals and not core_set.isdisjoint(whole):
+        if held and pending and not core_set.isdisjoint(whole) and still_pending(whole, pending):
+            # A watch's literal is still pending from the search position: the general path
+            # would route and commit nothing (Fast.pending); the chunk joins the held text.
+            committed = ""
+            run = False
+        elif literals and not core_set.isdisjoint(whole):
             # The scanner of a state watching literals only: an occurrence of one is a match
             # (the general path commits it); else everything before the earliest proper
             # prefix of one running to the end is routed, and that prefix is held.
@@ -227,15 +232,13 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             committed = whole[:hold]
             run = False
         elif held and not core_set.isdisjoint(whole):
-            if not (pending and still_pending(whole, pending)):
-                if not (fast[14] and pattern_pending(self, text, fast[14])):
-                    return self._feed(text) if events else None
-                reread = True  # held as the general path holds it: growth is read as it would
-            # A watch's literal or pattern is still pending from the search position: the
-            # general path would route and commit nothing (Fast.pending, Fast.patterns); the
-            # chunk joins the held text.
+            if not (fast[14] and pattern_pending(self, text, fast[14])):
+                return self._feed(text) if events else None
+            # A watch's pattern is pending from the search position (Fast.patterns): held as
+            # the general path holds it, and its growth read as it would.
             committed = ""
             run = False
+            reread = True
         elif last in lead:
             if not star:
                 return self._feed(text) if events else None
@@ -323,7 +326,12 @@ def grows_held(p: CompiledParser) -> Growing | None:
                         return check
                     break
         elif check.skip:
-            if _grows_by(buf[pos + check.skip :], check) and check.pattern.match(buf, pos):
+            # (Shorter held text cannot hold a match of the head: it is at least skip long.)
+            if (
+                len(buf) - pos >= check.skip
+                and _grows_by(buf[pos + check.skip :], check)
+                and check.pattern.match(buf, pos)
+            ):
                 return check
         elif check.prefix:
             if (

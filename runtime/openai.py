@@ -142,7 +142,7 @@ class OpenAIDeltaStream:
         p = self._p
         text = p.feed_text(chunk)
         if text is None:
-            return self._deltas(p.feed(chunk))
+            return self._deltas(p.feed_declined(chunk))
         if not text:
             return []
         texts = self._texts

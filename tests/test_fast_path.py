@@ -78,6 +78,18 @@ def run(parser: type[Any], prefix: str, chunks: list[str]) -> list[Any]:
     return seen
 
 
+def agree_on(fields: dict[str, Any], other: str, pieces: list[str]) -> None:
+    """The parser of ``fields`` (and, with ``other``, a field ``d`` opened by that pattern)
+    observes the same with its fast path as without, fed ``pieces`` as drawn and one character
+    at a time."""
+    fields = dict(fields)
+    if other:
+        fields["d"] = {"open_pattern": other, "close": "</d>"}
+    parser = load({"start_anchor": "<S>", "fields": fields}).ResponseParser
+    for chunks in (pieces, list("".join(pieces))):
+        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
+
+
 @st.composite
 def prose_and_pieces(draw: st.DrawFn, plan: Any) -> list[str]:
     """Token-sized chunks of prose, with pieces of the template's own text between them."""
@@ -309,13 +321,7 @@ def test_held_literals_extended_as_the_general_path_does(
     (whose partial matches never hold: not pending), beside a pattern."""
     escaped = "|".join(regex.escape(x) for x in literals)
     close = (r"\s*" if led else "") + f"(?:{escaped})" + end
-    fields: dict[str, Any] = {"c": {"close_pattern": close}}
-    if other:
-        fields["d"] = {"open_pattern": other, "close": "</d>"}
-    module = load({"start_anchor": "<S>", "fields": fields})
-    parser = module.ResponseParser
-    for chunks in (pieces, list("".join(pieces))):
-        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
+    agree_on({"c": {"close_pattern": close}}, other, pieces)
 
 
 @SETTINGS
@@ -344,10 +350,4 @@ def test_held_pattern_prefixes_extended_as_the_general_path_does(
     """A held prefix of the literal a pattern's every match begins with, extended chunk by
     chunk (Fast.pending, ``lowering.states.pending_literals``), \\s*-led or not, beside other
     delimiters (a literal, a literal the pattern's prefix begins with, a pattern)."""
-    fields: dict[str, Any] = {"c": {"close_pattern": close}}
-    if other:
-        fields["d"] = {"open_pattern": other, "close": "</d>"}
-    module = load({"start_anchor": "<S>", "fields": fields})
-    parser = module.ResponseParser
-    for chunks in (pieces, list("".join(pieces))):
-        assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
+    agree_on({"c": {"close_pattern": close}}, other, pieces)

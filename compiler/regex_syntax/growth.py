@@ -481,16 +481,23 @@ def growths(pattern: str) -> tuple[Growth, ...]:
     return tuple(g for g in found if g is not None)
 
 
-@functools.lru_cache(maxsize=512)
-def _before_consumed(pattern: str) -> Growth | None:
-    """The only branch is ``P S Y...`` (module docstring: waits for a consumed character)."""
+def _one_branch(pattern: str) -> tuple[n.Tree, n.Node] | None:
+    """The pattern's tree and its one branch, where the reader models it all and it has one."""
     tree = _modelled(pattern)
     if tree is None:
         return None
     branches = _branches(tree.root)
-    if len(branches) != 1:
+    return (tree, branches[0]) if len(branches) == 1 else None
+
+
+@functools.lru_cache(maxsize=512)
+def _before_consumed(pattern: str) -> Growth | None:
+    """The only branch is ``P S Y...`` (module docstring: waits for a consumed character)."""
+    found = _one_branch(pattern)
+    if found is None:
         return None
-    items = [x for item in _direct(branches[0]) for x in _flat(item)]
+    tree, branch = found
+    items = [x for item in _direct(branch) for x in _flat(item)]
     for k in range(len(items) - 2, 0, -1):
         stops = _alphabet(items[k])
         if stops is None:
@@ -510,13 +517,11 @@ def _before_consumed(pattern: str) -> Growth | None:
 @functools.lru_cache(maxsize=512)
 def _inside_look_ahead(pattern: str) -> Growth | None:
     """The only branch is ``P (?=X S C)`` (module docstring: waits inside its look-ahead)."""
-    tree = _modelled(pattern)
-    if tree is None:
+    found = _one_branch(pattern)
+    if found is None:
         return None
-    branches = _branches(tree.root)
-    if len(branches) != 1:
-        return None
-    items = _direct(branches[0])
+    tree, branch = found
+    items = _direct(branch)
     if not items or not _ahead(items[-1]) or not _plain(items[:-1]):
         return None
     inner = _flat(items[-1].body)  # type: ignore[attr-defined]
@@ -527,7 +532,7 @@ def _inside_look_ahead(pattern: str) -> Growth | None:
         return None
     if not (_outside(tree, x, stops) and _ends_outside(tree, x, stops)):
         return None
-    defines = [d for d in _items(branches[0]) if isinstance(d, n.Define)]
+    defines = [d for d in _items(branch) if isinstance(d, n.Define)]
     source = _span(pattern, items[:-1]) + _span(pattern, inner[:-1])
     source += "".join(pattern[d.start : d.end] for d in defines)
     return Growth(pattern=source, stops=stops or None) if parse(source).error is None else None
