@@ -158,6 +158,8 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # Outside explicit regions: the implicit field 'content'.
 def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if pos == n:
+        return n, -1, -1, -1, None  # every delimiter here needs at least one more character
     hold = n
     start = end = target = rank = -1
     found = None

@@ -11,6 +11,7 @@ Standard library only (and the generated module's ``DeltaStream``, given by the 
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
@@ -119,7 +120,14 @@ class Request:
         *,
         log_name: str,
     ) -> None:
-        self.stream = module.DeltaStream(prefix, tools=tools, reasoning_key=REASONING_KEY)
+        # The stream's call ids are replaced by the engine's (engine_ids): a counter is enough.
+        count = itertools.count()
+        self.stream = module.DeltaStream(
+            prefix,
+            tools=tools,
+            reasoning_key=REASONING_KEY,
+            id_factory=lambda: f"rtc-{next(count)}",
+        )
         self._ids: dict[str, str] = {}
         self._new_id = new_id
         self.tokens = 0
