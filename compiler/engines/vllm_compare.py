@@ -47,53 +47,13 @@ from rtc.runtime.openai import REASONING_NAMES
 __all__ = ["RECOMMENDED", "compare_family", "main"]
 
 RECOMMENDED: dict[str, tuple[str | None, str | None]] = {
-    # family: (--tool-call-parser, --reasoning-parser) that vLLM 0.33.0's documentation and
-    # registries name for the family's models.
-    "apertus": ("apertus", None),
-    "cohere": ("cohere_command4", "cohere_command4"),
-    "deepseek_v3": ("deepseek_v3", "deepseek_r1"),
-    "deepseek_v31": ("deepseek_v31", "deepseek_v3"),
-    "deepseek_v32": ("deepseek_v32", "deepseek_v3"),
-    "deepseek_v4": ("deepseek_v4", "deepseek_v4"),
-    "ernie": ("ernie45", "ernie45"),
-    "functiongemma": ("functiongemma", None),
-    "gemma4": ("gemma4", "gemma4"),
-    "gemma4_rtc": ("gemma4", "gemma4"),
-    "gigachat3": ("gigachat3", None),
-    "glm4_moe": ("glm45", "glm45"),
-    "gpt_oss": ("openai", "openai_gptoss"),
-    "granite3": ("granite", "granite"),
-    "granite4": ("granite4", None),
-    "granite_20b_fc": ("granite-20b-fc", None),
-    "hunyuan_a13b": ("hunyuan_a13b", "hunyuan_a13b"),
-    "hy_v3": ("hy_v3", "hy_v3"),
-    "internlm2": ("internlm", None),
-    "jamba": ("jamba", None),
-    "kimi_k2": ("kimi_k2", "kimi_k2"),
-    "kimi_k3": ("kimi_k3", "kimi_k3"),
-    "lfm2_5": ("lfm2", None),
-    "llama3": ("llama3_json", None),
-    "llama4": ("llama4_pythonic", None),
-    "longcat": ("longcat", None),
-    "minimax_m2": ("minimax_m2", "minimax_m2"),
-    "mistral": ("mistral", "mistral"),
-    "mistral_magistral": ("mistral", "mistral"),
-    "mistral_v3": ("mistral", None),
-    "nemotron3": ("qwen3_coder", "nemotron_v3"),
-    "olmo3": ("olmo3", "olmo3"),
-    "phi4_mini": ("phi4_mini_json", None),
-    "pythonic": ("pythonic", None),
-    "qwen3": ("hermes", "qwen3"),
-    "qwen3_5": ("qwen3_coder", "qwen3"),
-    "qwen3_5_rtc": ("qwen3_coder", "qwen3"),
-    "qwen3_coder": ("qwen3_coder", None),
-    "r1_distill": (None, "deepseek_r1"),
-    "seed_oss": ("seed_oss", "seed_oss"),
-    "smollm3": ("hermes", None),
-    "step3": ("step3", "step3"),
-    "step3p5": ("step3p5", "step3p5"),
-    "xlam": ("xlam", None),
+    family: (tool, reasoning)
+    for family, (tool, reasoning) in json.loads(
+        (Path(__file__).parent / "vllm_recommended.json").read_text(encoding="utf-8")
+    )["parsers"].items()
 }
+"""family: (--tool-call-parser, --reasoning-parser) that vLLM 0.33.0's documentation and
+registries name for the family's models (``vllm_recommended.json``)."""
 
 
 def _hf_template(template: dict[str, Any]) -> dict[str, Any] | None:

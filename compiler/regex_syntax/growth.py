@@ -473,30 +473,22 @@ def _waiting(
     return None
 
 
+@functools.lru_cache(maxsize=512)
 def growths(pattern: str) -> tuple[Growth, ...]:
-    """Every check by which the pattern's held match keeps growing: ``growth``'s, then one
-    for a run inside its look-ahead (``_inside_look_ahead``), then one for a run before a
-    consumed character outside it (``_before_consumed``)."""
-    found = [growth(pattern), _inside_look_ahead(pattern), _before_consumed(pattern)]
+    """Every check by which the pattern's held match keeps growing: ``growth``'s, then, for a
+    pattern of one branch, one for a run inside its look-ahead (``_inside_look_ahead``) and
+    one for a run before a consumed character outside it (``_before_consumed``)."""
+    found = [growth(pattern)]
+    tree = _modelled(pattern)
+    branches = _branches(tree.root) if tree is not None else ()
+    if tree is not None and len(branches) == 1:
+        found.append(_inside_look_ahead(pattern, tree, branches[0]))
+        found.append(_before_consumed(pattern, tree, branches[0]))
     return tuple(g for g in found if g is not None)
 
 
-def _one_branch(pattern: str) -> tuple[n.Tree, n.Node] | None:
-    """The pattern's tree and its one branch, where the reader models it all and it has one."""
-    tree = _modelled(pattern)
-    if tree is None:
-        return None
-    branches = _branches(tree.root)
-    return (tree, branches[0]) if len(branches) == 1 else None
-
-
-@functools.lru_cache(maxsize=512)
-def _before_consumed(pattern: str) -> Growth | None:
+def _before_consumed(pattern: str, tree: n.Tree, branch: n.Node) -> Growth | None:
     """The only branch is ``P S Y...`` (module docstring: waits for a consumed character)."""
-    found = _one_branch(pattern)
-    if found is None:
-        return None
-    tree, branch = found
     items = [x for item in _direct(branch) for x in _flat(item)]
     for k in range(len(items) - 2, 0, -1):
         stops = _alphabet(items[k])
@@ -514,13 +506,8 @@ def _before_consumed(pattern: str) -> Growth | None:
     return None
 
 
-@functools.lru_cache(maxsize=512)
-def _inside_look_ahead(pattern: str) -> Growth | None:
+def _inside_look_ahead(pattern: str, tree: n.Tree, branch: n.Node) -> Growth | None:
     """The only branch is ``P (?=X S C)`` (module docstring: waits inside its look-ahead)."""
-    found = _one_branch(pattern)
-    if found is None:
-        return None
-    tree, branch = found
     items = _direct(branch)
     if not items or not _ahead(items[-1]) or not _plain(items[:-1]):
         return None
