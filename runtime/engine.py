@@ -79,7 +79,8 @@ def _routed(p: CompiledParser, events: list[dict[str, Any]]) -> Any:
     """The general path's common case: when the state's scanner finds no delimiter that can be
     committed, the loop would run once, route the text before what is held back into the
     region, and stop. Do that here without it (and return None), or do nothing and return
-    the scanner's answer, which the loop takes as its first (the buffer is the same). Not
+    the scanner's answer and its memo, which the loop takes as its first (the buffer is the
+    same; what the memo remembered stands for the rest of the pass). Not
     where that text would be the first of a region not yet open (the loop opens it first);
     where nothing is routed (all is held back), the loop does nothing at all, open region or
     not."""
