@@ -81,14 +81,6 @@ def _fast_pending(pending: tuple[tuple[str, bool], ...]) -> str:
 _ENV.filters["fast_pending"] = _fast_pending
 
 
-def _fast_patterns(patterns: tuple[tuple[str, bool, bool], ...]) -> str:
-    r"""``Fast.patterns``: (the compiled pattern, led by \s*, may grow) per watch."""
-    return _pytuple(f"({name}, {led}, {grows})" for name, led, grows in patterns)
-
-
-_ENV.filters["fast_patterns"] = _fast_patterns
-
-
 def _fast_name(state: State) -> str:
     """The constant holding a state's ``Fast`` ("None" for a state without a fast path)."""
     return "None" if state.fast is None else f"_FAST_{state.suffix.upper()}"

@@ -171,9 +171,8 @@ class Fast:
     behind: bool = False
     # Every watch is a literal the fast path finds itself (lowering.states.literals_only).
     literals: bool = False
-    # The pattern watches whose pending match keeps held text held (lowering.states
-    # .pending_patterns): (the compiled pattern it searches, led by \s*, may grow).
-    patterns: tuple[tuple[str, bool, bool], ...] = ()
+    # A pattern watch may hold text at the search position (lowering.states.pending_patterns).
+    patterns: bool = False
 
 
 @dataclass(frozen=True)

@@ -264,7 +264,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 
@@ -297,7 +297,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_THINKING = Fast("<", "", False, False, False, patterns=((_CLOSE_THINKING, False, True),))
+_FAST_IN_THINKING = Fast("<", "", False, False, False, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.

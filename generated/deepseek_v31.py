@@ -237,7 +237,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 
@@ -272,9 +272,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
-)
+_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -308,9 +306,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
-)
+_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False, patterns=True)
 
 
 class ResponseParser(CompiledParser):

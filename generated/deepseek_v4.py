@@ -264,7 +264,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING, False), (_CLOSE_CONTENT, False)),
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 
@@ -297,7 +297,7 @@ def _eos_in_reasoning(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, in
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING = Fast("<", "", False, False, False, patterns=((_CLOSE_REASONING, False, True),))
+_FAST_IN_REASONING = Fast("<", "", False, False, False, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -333,9 +333,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
-_FAST_IN_TOOL_CALLS = Fast(
-    "<", SPACE_STR, True, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
-)
+_FAST_IN_TOOL_CALLS = Fast("<", SPACE_STR, True, False, False, patterns=True)
 
 
 class ResponseParser(CompiledParser):

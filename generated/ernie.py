@@ -283,18 +283,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
 _FAST_OUTSIDE = Fast(
-    "<",
-    "\n",
-    False,
-    False,
-    True,
-    pending=((_OPEN_RESPONSE_START_PREFIX, False),),
-    patterns=(
-        (_OPEN_THINKING, False, True),
-        (_OPEN_TOOL_CALLS, False, True),
-        (_CLOSE_CONTENT, False, True),
-        (_OPEN_RESPONSE_START, False, True),
-    ),
+    "<", "\n", False, False, True, pending=((_OPEN_RESPONSE_START_PREFIX, False),), patterns=True
 )
 
 
@@ -329,9 +318,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; consumed text is not kept here
-_FAST_IN_THINKING = Fast(
-    "<", "", False, False, False, drops=True, patterns=((_CLOSE_THINKING, False, True),)
-)
+_FAST_IN_THINKING = Fast("<", "", False, False, False, drops=True, patterns=True)
 
 
 # Inside 'response_start': only its close is watched.
@@ -390,9 +377,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
-)
+_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False, patterns=True)
 
 
 class ResponseParser(CompiledParser):

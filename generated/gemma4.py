@@ -264,7 +264,7 @@ _FAST_OUTSIDE = Fast(
         (_CLOSE_CONTENT_LITERALS, False),
         (_OPEN_TOOL_CALLS_PREFIX, False),
     ),
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 

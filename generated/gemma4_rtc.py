@@ -244,13 +244,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
 _FAST_OUTSIDE = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    pending=((_CLOSE_CONTENT_LITERALS, False),),
-    patterns=((_OPEN_REASONING_CONTENT, False, True), (_OPEN_TOOL_CALLS, False, True)),
+    "<", "", False, False, False, pending=((_CLOSE_CONTENT_LITERALS, False),), patterns=True
 )
 
 
@@ -285,9 +279,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
-)
+_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -323,11 +323,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_THINKING, False), (_OPEN_CONTENT_PREFIX, False)),
-    patterns=(
-        (_OPEN_BUILTIN_TOOL_CALLS, False, True),
-        (_OPEN_TOOL_CALLS, False, True),
-        (_OPEN_CONTENT, False, True),
-    ),
+    patterns=True,
 )
 
 

@@ -248,7 +248,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
     drops=True,
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 
@@ -287,9 +287,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter; consumed text is not kept here
-_FAST_IN_THINKING = Fast(
-    frozenset("<H"), "", False, False, False, drops=True, patterns=((_CLOSE_THINKING, False, True),)
-)
+_FAST_IN_THINKING = Fast(frozenset("<H"), "", False, False, False, drops=True, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -233,7 +233,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False),),
     behind=True,
-    patterns=((_OPEN_TOOL_CALLS, False, True), (_CLOSE_CONTENT, False, True)),
+    patterns=True,
 )
 
 
@@ -268,9 +268,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
-)
+_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -306,15 +304,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<}' cannot complete a delimiter; a whitespace run held back stays held while whitespace follows
-_FAST_IN_TOOL_CALLS = Fast(
-    frozenset("<}"),
-    SPACE_STR,
-    False,
-    False,
-    False,
-    True,
-    patterns=((_CLOSE_TOOL_CALLS, False, True),),
-)
+_FAST_IN_TOOL_CALLS = Fast(frozenset("<}"), SPACE_STR, False, False, False, True, patterns=True)
 
 
 class ResponseParser(CompiledParser):

@@ -207,13 +207,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
 _FAST_OUTSIDE = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    pending=((_OPEN_TOOL_CALLS_PREFIX, False),),
-    patterns=((_CLOSE_CONTENT, False, True), (_OPEN_TOOL_CALLS, False, True)),
+    "<", "", False, False, False, pending=((_OPEN_TOOL_CALLS_PREFIX, False),), patterns=True
 )
 
 
@@ -246,9 +240,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '}' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast(
-    "}", "", False, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
-)
+_FAST_IN_TOOL_CALLS = Fast("}", "", False, False, False, patterns=True)
 
 
 class ResponseParser(CompiledParser):

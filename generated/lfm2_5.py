@@ -361,7 +361,7 @@ _FAST_OUTSIDE = Fast(
         (_CLOSE_CONTENT_LITERALS, False),
         (_OPEN_EMPTY_TOOL_CALLS_PREFIX, False),
     ),
-    patterns=((_OPEN_TOOL_CALLS, False, True), (_OPEN_EMPTY_TOOL_CALLS, False, True)),
+    patterns=True,
 )
 
 
@@ -394,7 +394,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_THINKING = Fast("<", "", False, False, False, patterns=((_CLOSE_THINKING, False, True),))
+_FAST_IN_THINKING = Fast("<", "", False, False, False, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -426,9 +426,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast(
-    ")", "", False, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
-)
+_FAST_IN_TOOL_CALLS = Fast(")", "", False, False, False, patterns=True)
 
 
 # Inside 'empty_tool_calls': only its close is watched.

@@ -188,7 +188,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_CLOSE_CONTENT_LITERALS, False),),
     drops=True,
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 

@@ -223,7 +223,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT, False)),
     drops=True,
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 
@@ -262,9 +262,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; consumed text is not kept here
-_FAST_IN_THINKING = Fast(
-    frozenset("<["), "", False, False, False, drops=True, patterns=((_CLOSE_THINKING, False, True),)
-)
+_FAST_IN_THINKING = Fast(frozenset("<["), "", False, False, False, drops=True, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -184,7 +184,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_CLOSE_CONTENT, False),),
     drops=True,
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 

@@ -181,15 +181,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<f' cannot complete a delimiter; consumed text is not kept here
-_FAST_OUTSIDE = Fast(
-    frozenset("<f"),
-    "",
-    False,
-    False,
-    False,
-    drops=True,
-    patterns=((_OPEN_TOOL_CALLS, False, True), (_CLOSE_CONTENT, False, True)),
-)
+_FAST_OUTSIDE = Fast(frozenset("<f"), "", False, False, False, drops=True, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -298,7 +298,7 @@ _FAST_OUTSIDE = Fast(
         (_CLOSE_CONTENT_AFTER_WS_LITERALS, True),
         (_OPEN_TOOL_CALLS_AFTER_WS_PREFIX, True),
     ),
-    patterns=((_OPEN_TOOL_CALLS_AFTER_WS, True, True),),
+    patterns=True,
 )
 
 
@@ -389,13 +389,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
 _FAST_IN_TOOL_CALLS = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
-    patterns=((_CLOSE_TOOL_CALLS, False, True),),
+    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_PREFIX, False),), patterns=True
 )
 
 

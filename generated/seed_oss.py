@@ -303,7 +303,7 @@ _FAST_OUTSIDE = Fast(
         (_CLOSE_CONTENT_LITERALS, False),
         (_OPEN_TOOL_CALLS_PREFIX, False),
     ),
-    patterns=((_OPEN_TOOL_CALLS, False, True),),
+    patterns=True,
 )
 
 
@@ -338,9 +338,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, patterns=((_CLOSE_REASONING_CONTENT, False, True),)
-)
+_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -196,15 +196,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<>[`' cannot complete a delimiter; a ^ alternative counts until text is consumed; nor one after a consumed one (a look-behind reads it)
-_FAST_OUTSIDE = Fast(
-    frozenset("<>[`"),
-    "",
-    False,
-    False,
-    True,
-    behind=True,
-    patterns=((_OPEN_TOOL_CALLS, False, True), (_CLOSE_CONTENT, False, True)),
-)
+_FAST_OUTSIDE = Fast(frozenset("<>[`"), "", False, False, True, behind=True, patterns=True)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -240,9 +232,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<`' cannot complete a delimiter; trailing whitespace may begin one: it waits
-_FAST_IN_TOOL_CALLS = Fast(
-    frozenset("<`"), SPACE_STR, True, False, False, patterns=((_CLOSE_TOOL_CALLS, False, True),)
-)
+_FAST_IN_TOOL_CALLS = Fast(frozenset("<`"), SPACE_STR, True, False, False, patterns=True)
 
 
 class ResponseParser(CompiledParser):

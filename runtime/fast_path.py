@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .matching import SPACE_STR, literal_tail
+from .ahead import NO_MEMO
+from .matching import SPACE_STR
 
 if TYPE_CHECKING:
     from .engine import CompiledParser
@@ -83,16 +84,17 @@ class Fast(NamedTuple):
     # the fast path commits holds none, and ``settle`` checks the last consumed character after
     # the general path.
     behind: bool = False
-    # Every delimiter the state watches is a literal or literal list, not led by \s*, with no
-    # end alternative, none of its literals inside another, all in ``pending``
-    # (``rtc.compiler.lowering.states.literals_only``): the scanner's answer is then
-    # ``str.find`` and ``literal_tail`` over the held text and the chunk, which the fast path
-    # works out itself for text with a core character (``held_case``).
+    # Every delimiter the state watches is a literal or literal list, not led by \s* and
+    # without an end alternative (``rtc.compiler.lowering.states.literals_only``): none reads
+    # before the search position, so the state's scanner run over the held text and the chunk
+    # alone answers as over the buffer; the fast path asks it for text with a core character
+    # (``held_case``) and routes what it would route.
     literals: bool = False
-    # Per pattern watch: the pattern its scanner searches in partial mode, whether \s* leads
-    # it, whether a complete match at the end still grows: a partial match from the search
-    # position keeps the held text held (``rtc.compiler.lowering.states.pending_patterns``).
-    patterns: tuple[tuple[Any, bool, bool], ...] = ()
+    # Some pattern watch may hold text at the search position
+    # (``rtc.compiler.lowering.states.pending_patterns``): for held text with a core character
+    # the fast path asks the state's scanner, over the buffer and the chunk, whether the hold
+    # stays at the search position with nothing to commit (``held_case``).
+    patterns: bool = False
 
 
 def feed_step(events: bool, text_class: type = str) -> Any:
@@ -219,20 +221,16 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             committed = ""
             run = False
         elif literals and not core_set.isdisjoint(whole):
-            # The scanner of a state watching literals only: an occurrence of one is a match
-            # (the general path commits it); else everything before the earliest proper
-            # prefix of one running to the end is routed, and that prefix is held.
-            hold = len(whole)
-            for literal, _ in pending:
-                if literal in whole:
-                    return self._feed(text) if events else None
-                i = literal_tail(whole, 0, literal)
-                if i < hold:
-                    hold = i
+            # The state's scanner over the held text and the chunk (Fast.literals): a match
+            # is committed by the general path; else what comes before its hold is routed,
+            # as the general path routes it, and the rest is held.
+            hold, _, _, target, _ = self._scan[self.region + 1](whole, 0, NO_MEMO)
+            if target != -1:
+                return self._feed(text) if events else None
             committed = whole[:hold]
             run = False
         elif held and not core_set.isdisjoint(whole):
-            if not (fast[14] and pattern_pending(self, text, fast[14])):
+            if not (fast[14] and holds_at_pos(self, text)):
                 return self._feed(text) if events else None
             # A watch's pattern is pending from the search position (Fast.patterns): held as
             # the general path holds it, and its growth read as it would.
@@ -393,22 +391,14 @@ def extend_buffer(p: CompiledParser, text: str) -> None:
     p._buf = buf
 
 
-def pattern_pending(p: CompiledParser, text: str, patterns: tuple[Any, ...]) -> bool:
-    """Whether, once ``text`` joins ``p``'s buffer, one of the state's pattern watches has a
-    match pending from the search position (``Fast.patterns``): the partial-mode search its
-    scanner makes, on the same buffer and position."""
-    buf = p._buf + text
+def holds_at_pos(p: CompiledParser, text: str) -> bool:
+    """Whether, once ``text`` joins ``p``'s buffer, the state's scanner holds everything from
+    the search position and finds nothing to commit (``Fast.patterns``): then the general path
+    would route and commit nothing (``engine._routed``), and the chunk only joins the held
+    text. The scanner is the one the general path runs, on the same buffer and position."""
     pos = p._pos
-    for pattern, led, grows in patterns:
-        m = pattern.search(buf, pos, partial=True)
-        if m is None:
-            continue
-        i = m.start()
-        if i != pos and not (led and not buf[pos:i].strip(SPACE_STR)):
-            continue
-        if m.partial or (grows and m.end() == len(buf)):
-            return True
-    return False
+    hold, _, _, target, _ = p._scan[p.region + 1](p._buf + text, pos, NO_MEMO)
+    return target == -1 and hold == pos
 
 
 def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> bool:

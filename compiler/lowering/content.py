@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import regex
 
-from ..content_spec import TEXT_KINDS, ContentSpec
+from ..content_spec import ContentSpec
 from ..literals import comment_text
 from ..plan import Content, ContentKind, ContentPattern, TagsFunction, Twin, ValueFunction
 from ..regex_syntax import parse, re_twin, searches_well
 from ..regex_syntax.literal import literal_suffix
 from .namespace import Namespace, identifier, twin_note
 
-__all__ = ["TEXT_KINDS", "content"]
+__all__ = ["content"]
 
 _GENERAL = {
     "text": "parse_text",

@@ -12,10 +12,11 @@ from typing import Any
 
 from rtc.runtime.transform import PLACEHOLDER
 
+from ..content_spec import TEXT_KINDS
 from ..literals import comment_text, fits_inline
 from ..model import Field
 from ..plan import FieldPlan, Node, NodeKind, Store, Transform
-from .content import TEXT_KINDS, content
+from .content import content
 from .namespace import Namespace, identifier
 
 

@@ -240,36 +240,27 @@ def pending_literals(watches: list[Watch]) -> tuple[tuple[str, bool], ...]:
     return tuple(found)
 
 
-def pending_patterns(watches: list[Watch]) -> tuple[tuple[str, bool, bool], ...]:
-    r"""The pattern watches of a state whose pending match keeps held text held
-    (``Fast.patterns``): the compiled pattern each searches while streaming, whether a ``\s*``
-    leads it (its search is the rest, backed over whitespace), and whether a complete match
-    at the end still counts as pending (``Watch.grows``).
-
-    After the general path, the held text starts at the search position ``h``. The fast path
-    makes the same partial-mode search as the state's scanner, on the same buffer (the held
-    text and the chunk) from ``h``; where it reports a partial match starting at ``h`` (after
-    whitespace only, for a ``\s*``-led one), or a complete one there that reaches the end and
-    may still grow, the scanner's hold is ``h``: every complete match of any delimiter starts
-    at ``h`` or later and waits, and the general path would route and commit nothing. Not
-    ``R|$`` nor ``R|\Z`` (R's partial matches never count), nor a template with a pattern
-    whose match can end before its start (``jumpy``: its partial matches are read apart)."""
-    return tuple(
-        (w.streamed.name, w.back_over_ws, w.grows)
-        for w in watches
-        if w.shape in (Shape.REGEX, Shape.REGEX_LITERALS) and not w.end and w.streamed
+def pending_patterns(watches: list[Watch]) -> bool:
+    r"""Whether a pattern watch of the state may hold text at the search position
+    (``Fast.patterns``): a partial match there (after whitespace only, for a ``\s*``-led one),
+    or a complete one there that reaches the end and may still grow. After the general path,
+    the held text starts at the search position ``h``; the fast path then asks the state's own
+    scanner, on the held text and the chunk, and where it holds everything from ``h`` with
+    nothing to commit, the general path would route and commit nothing. Not for ``R|$`` nor
+    ``R|\Z`` alone (R's partial matches never count), nor a template with a pattern whose match
+    can end before its start (``jumpy``: its partial matches are read apart)."""
+    return any(
+        w.shape in (Shape.REGEX, Shape.REGEX_LITERALS) and not w.end and w.streamed for w in watches
     )
 
 
 def literals_only(watches: list[Watch], pending: tuple[tuple[str, bool], ...]) -> bool:
-    r"""Whether the fast path finds what the state's scanner finds, for text with a core
-    character too (``Fast.literals``): every watch a literal or literal list searched with
-    ``str.find`` (LITERAL, LITERALS), not led by ``\s*`` and without an end alternative, each
-    in ``pending`` (none of a list's literals inside another). The scanner's answer is then
-    the leftmost occurrence of one (a commit: the fast path leaves that to the general path)
-    or, with none, the hold at the earliest ``literal_tail`` of any of them, everything before
-    it routed: ``runtime.fast_path.held_case`` works that out over the held text and the
-    chunk, and keeps the general path's buffer and events."""
+    r"""Whether the fast path may ask the state's scanner over the held text and the chunk
+    alone (``Fast.literals``): every watch a literal or literal list searched with
+    ``str.find`` (LITERAL, LITERALS), not led by ``\s*`` and without an end alternative, so
+    none reads before the search position; each in ``pending`` (none of a list's literals
+    inside another), as the held-literal check needs. ``runtime.fast_path.held_case`` then
+    routes what the scanner would route, and leaves a match to the general path."""
     if not watches or len(pending) != len(watches):
         return False
     return all(
