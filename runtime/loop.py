@@ -250,8 +250,7 @@ def run(
                 # once: stop this call here, like the reference.
                 break
     finally:
-        p._pos = pos
-        p._opened = opened
+        p._pos, p._opened = pos, opened
         p._parts = parts
         p._captures = captures
         p._opening = opening

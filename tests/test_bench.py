@@ -215,10 +215,9 @@ def test_function_api_abuse_structure() -> None:
         reference=False,
         abuse=True,
         workloads=("short",),
-        abuse_size=65536,
-        abuse_small=16384,
-        abuse_segment=1024,
-        abuse_char_budget=0.05,
+        abuse_run=replace(
+            bench.QUICK.abuse_run, size=65536, small=16384, segment=1024, char_budget=0.05
+        ),
         looping_size=200,
         looping_budget=5.0,
     )

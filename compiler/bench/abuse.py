@@ -29,7 +29,7 @@ def abuse_runs(
     if region is None or region.problem or plan.anchor is None:
         return {"skipped": "no text field with derivable delimiters", "looping": looping}
     makers = {key: make for key, (make, _cap) in sides.makers(config).items()}
-    cap = config.abuse_timeout
+    cap = config.abuse_run.timeout
     clock = CLOCKS[config.clock]
 
     def text_in_region(body: str) -> str:
@@ -41,18 +41,20 @@ def abuse_runs(
 
     # A long generation: prose repeated (generating 8 MB of fresh prose would dominate the run).
     block = prose(65536, seed=7)
-    body = (block * (config.abuse_size // len(block) + 1))[: config.abuse_size]
+    body = (block * (config.abuse_run.size // len(block) + 1))[: config.abuse_run.size]
     big = text_in_region(body)
     out: dict[str, Any] = {
         "region": region.name,
-        "body_size": config.abuse_size,
+        "body_size": config.abuse_run.size,
         "size": len(big),
-        "chunk": config.abuse_chunk,
-        "segment": config.abuse_segment,
+        "chunk": config.abuse_run.chunk,
+        "segment": config.abuse_run.segment,
     }
 
-    say(f"{name}: abuse {size_label(config.abuse_size)} in {config.abuse_chunk}-char chunks")
-    chunks = chunked(big, config.abuse_chunk)
+    say(
+        f"{name}: abuse {size_label(config.abuse_run.size)} in {config.abuse_run.chunk}-char chunks"
+    )
+    chunks = chunked(big, config.abuse_run.chunk)
     stream: dict[str, Any] = {}
     for key, make in makers.items():
         result, problem = capped_call(partial(_segmented_feed, make, chunks, 8, clock), cap)
@@ -71,9 +73,9 @@ def abuse_runs(
         }
     out["stream"] = stream
 
-    say(f"{name}: abuse 1-char chunks (first and last {size_label(config.abuse_segment)})")
+    say(f"{name}: abuse 1-char chunks (first and last {size_label(config.abuse_run.segment)})")
     chars: dict[str, Any] = {}
-    start_last = max(0, len(big) - config.abuse_segment)
+    start_last = max(0, len(big) - config.abuse_run.segment)
     for key, make in makers.items():
         entry: dict[str, Any] = {}
         for label, start in (("first", 0), ("last", start_last)):
@@ -83,12 +85,12 @@ def abuse_runs(
                     make,
                     big,
                     start,
-                    config.abuse_segment,
-                    config.abuse_chunk,
-                    config.abuse_char_budget,
+                    config.abuse_run.segment,
+                    config.abuse_run.chunk,
+                    config.abuse_run.char_budget,
                     clock,
                 ),
-                cap + config.abuse_char_budget,
+                cap + config.abuse_run.char_budget,
             )
             if problem:
                 entry[label] = {"status": problem}
@@ -110,9 +112,9 @@ def abuse_runs(
     flood: dict[str, Any] = {}
     for key, make in makers.items():
         entry = {}
-        for label, size in (("small", config.abuse_small), ("big", config.abuse_size)):
+        for label, size in (("small", config.abuse_run.small), ("big", config.abuse_run.size)):
             say(f"{name}: abuse {size_label(size)} of {flood_char!r} ({key})")
-            pieces = chunked(text_in_region(flood_char * size), config.abuse_chunk)
+            pieces = chunked(text_in_region(flood_char * size), config.abuse_run.chunk)
             result, problem = capped_call(partial(_segmented_feed, make, pieces, 1, clock), cap)
             if problem:
                 entry[label] = {"status": problem}
@@ -130,7 +132,7 @@ def abuse_runs(
         )
         flood[key] = entry
     out["flood"] = flood
-    out["flood_sizes"] = [config.abuse_small, config.abuse_size]
+    out["flood_sizes"] = [config.abuse_run.small, config.abuse_run.size]
     out["looping"] = looping
     return out
 

@@ -7,6 +7,21 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class AbuseRun:
+    """How the abuse workloads run: long generations and floods of partial delimiters, fed in
+    large chunks and one character at a time (seconds throughout)."""
+
+    size: int = 8 * 2**20
+    small: int = 2**20
+    chunk: int = 4096
+    segment: int = 65536
+    """Characters fed one at a time at the start and at the end of the big text."""
+    char_budget: float = 4.0
+    """Time budget of each of the two 1-character feeding runs."""
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
 class BenchConfig:
     """What to run and how long each measurement may take (seconds throughout)."""
 
@@ -32,14 +47,8 @@ class BenchConfig:
     workloads: tuple[str, ...] = ()
     """Only these workloads (names as in the report); empty means all."""
     abuse: bool = False
-    abuse_size: int = 8 * 2**20
-    abuse_small: int = 2**20
-    abuse_chunk: int = 4096
-    abuse_segment: int = 65536
-    """Characters fed one at a time at the start and at the end of the big text."""
-    abuse_char_budget: float = 4.0
-    """Time budget of each of the two 1-character feeding runs."""
-    abuse_timeout: float = 60.0
+    abuse_run: AbuseRun = AbuseRun()
+    """How the abuse workloads run (with ``abuse``)."""
     looping_size: int = 2000
     """Characters of the shorter looping generation (the longer: four times as many)."""
     looping_budget: float = 60.0
@@ -87,11 +96,7 @@ QUICK = BenchConfig(
     ref_timeout=2.0,
     rtc_timeout=2.0,
     template_budget=30.0,
-    abuse_size=2**20,
-    abuse_small=2**17,
-    abuse_segment=8192,
-    abuse_char_budget=0.5,
-    abuse_timeout=10.0,
+    abuse_run=AbuseRun(size=2**20, small=2**17, segment=8192, char_budget=0.5, timeout=10.0),
     growth_regions=("answer",),
     looping_size=600,
     looping_budget=15.0,

@@ -1,8 +1,10 @@
 """Is the running engine the one a plugin was written for? Engine-neutral checks of its interface.
 
-A plugin names every engine member it calls or overrides, ``"module:Class.member"`` with the
-parameters the tested release has (or a pydantic model's fields, in order), and, for the classes
-it extends, their public members; :func:`differences` lists what the running engine has
+A plugin describes the engine it was written for in data (``<engine>_interface.json`` beside
+this module, read into an :class:`EngineInterface`): the tested releases; every engine member it
+calls or overrides, ``"module:Class.member"`` with the parameters the tested release has (or a
+pydantic model's fields, in order); for the classes it extends, their public members; rtc's own
+parser classes and the engine's bases. :func:`differences` lists what the running engine has
 otherwise. A plugin that finds differences registers :func:`refusing` classes under its names,
 so that a server started with them stops with the reason. Standard library only.
 """
@@ -11,11 +13,46 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["differences", "problems", "refusing", "unavailable"]
+__all__ = ["EngineInterface", "differences", "problems", "refusing", "unavailable"]
+
+
+@dataclass(frozen=True)
+class EngineInterface:
+    """The engine release a plugin was written for, as its JSON file describes it (the file's
+    ``about`` says what each part means)."""
+
+    engine: str
+    tested: tuple[str, ...]
+    parameters: dict[str, tuple[str, ...]]
+    members: dict[str, tuple[str, ...]]
+    classes: tuple[str, str]
+    """rtc's parser classes (reasoning, tool), ``module:Class``."""
+    refusing_bases: tuple[str, str]
+    """The engine's bases (reasoning, tool) of the classes registered when the interface differs."""
+
+    @classmethod
+    def load(cls, name: str) -> EngineInterface:
+        """The interface file ``name`` beside this module (shipped with the package)."""
+        data = json.loads((Path(__file__).parent / name).read_text(encoding="utf-8"))
+
+        def pair(key: str) -> tuple[str, str]:
+            return data[key]["reasoning"], data[key]["tool"]
+
+        return cls(
+            engine=data["engine"],
+            tested=tuple(data["tested"]),
+            parameters={k: tuple(v) for k, v in data["parameters"].items()},
+            members={k: tuple(v) for k, v in data.get("members", {}).items()},
+            classes=pair("classes"),
+            refusing_bases=pair("refusing_bases"),
+        )
 
 
 def _resolve(target: str) -> Any:
@@ -65,21 +102,16 @@ def differences(
     return problems
 
 
-def problems(
-    engine: str,
-    version: str,
-    tested: tuple[str, ...],
-    parameters: dict[str, tuple[str, ...]],
-    members: dict[str, tuple[str, ...]] | None = None,
-) -> list[str]:
-    """What differs between the running ``engine`` release ``version`` and the ``tested`` ones:
-    the release itself, then :func:`differences` (empty: nothing)."""
+def problems(spec: EngineInterface, version: str) -> list[str]:
+    """What differs between the running engine, release ``version``, and the one ``spec``
+    describes: the release itself, then :func:`differences` (empty: nothing)."""
+    tested = ", ".join(spec.tested)
     found = (
         []
-        if version in tested
-        else [f"{engine} {version} is not a tested release " f"({', '.join(tested)})"]
+        if version in spec.tested
+        else [f"{spec.engine} {version} is not a tested release ({tested})"]
     )
-    return found + differences(parameters, members)
+    return found + differences(spec.parameters, spec.members)
 
 
 def unavailable(engine: str, tested: tuple[str, ...], found: list[str]) -> str:
@@ -124,23 +156,20 @@ def refuse_all(
 
 
 def register(
-    engine: str,
-    tested: tuple[str, ...],
+    spec: EngineInterface,
     found: list[str],
     add: Callable[[str, type, type], None],
-    classes: tuple[str, str],
-    bases: tuple[str, str],
     logger: logging.Logger,
 ) -> bool:
-    """A plugin's registration: rtc's ``classes`` (reasoning, tool; ``module:Class``, imported
-    here) under every rtc parser name where the engine's interface is the tested one, else the
-    refusing subclasses of the engine's ``bases`` (see :func:`refuse_all`). True when rtc's
-    own classes were registered."""
+    """A plugin's registration: rtc's classes (``spec.classes``, imported here) under every rtc
+    parser name where the engine's interface is the tested one (``found`` empty), else the
+    refusing subclasses of the engine's bases (see :func:`refuse_all`). True when rtc's own
+    classes were registered."""
     if found:
-        reasoning, tool = (load(path) for path in bases)
-        refuse_all(engine, tested, found, (reasoning, tool), add, logger)
+        reasoning, tool = (load(path) for path in spec.refusing_bases)
+        refuse_all(spec.engine, spec.tested, found, (reasoning, tool), add, logger)
         return False
-    register_all(add, load(classes[0]), load(classes[1]))
+    register_all(add, load(spec.classes[0]), load(spec.classes[1]))
     return True
 
 

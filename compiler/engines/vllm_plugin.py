@@ -25,87 +25,15 @@ from typing import Any
 
 from . import family, interface
 
-__all__ = ["INTERFACE", "TESTED", "compose", "interface_problems", "register"]
+__all__ = ["INTERFACE", "SPEC", "TESTED", "compose", "interface_problems", "register"]
 
-TESTED = ("0.33.0",)
+SPEC = interface.EngineInterface.load("vllm_interface.json")
+"""The vLLM this plugin was written for (``vllm_interface.json``)."""
+TESTED = SPEC.tested
 """The vLLM releases this plugin was tested with (CI installs exactly these)."""
-
-INTERFACE: dict[str, tuple[str, ...]] = {
-    "vllm.parser.abstract_parser:Parser.__init__": (
-        "self",
-        "tokenizer",
-        "tools",
-        "args",
-        "model_config",
-        "kwargs",
-    ),
-    "vllm.parser.abstract_parser:Parser.parse": (
-        "self",
-        "model_output",
-        "request",
-        "enable_auto_tools",
-        "model_output_token_ids",
-    ),
-    "vllm.parser.abstract_parser:Parser.parse_delta": (
-        "self",
-        "delta_text",
-        "delta_token_ids",
-        "request",
-        "prompt_token_ids",
-        "finished",
-    ),
-    "vllm.parser.abstract_parser:Parser.adjust_request": ("self", "request"),
-    "vllm.parser.abstract_parser:Parser.set_prompt_token_ids": ("self", "prompt_token_ids"),
-    "vllm.parser.abstract_parser:Parser.is_reasoning_end": ("self", "input_ids"),
-    "vllm.parser.abstract_parser:Parser._initialize_history_tool_call_cnt": ("self", "request"),
-    "vllm.parser.parser_manager:ParserManager._compose_parser": (
-        "tool_parser_name",
-        "reasoning_parser_name",
-        "enable_auto_tools",
-        "model_name",
-        "is_harmony",
-        "tool_strict_level",
-        "tokenizer",
-    ),
-    "vllm.tool_parsers.abstract_tool_parser:ToolParserManager.register_module": (
-        "name",
-        "force",
-        "module",
-    ),
-    "vllm.reasoning.abs_reasoning_parsers:ReasoningParserManager.register_module": (
-        "name",
-        "force",
-        "module",
-    ),
-    "vllm.tool_parsers.abstract_tool_parser:ToolParser.__init__": ("self", "tokenizer", "tools"),
-    "vllm.reasoning.abs_reasoning_parsers:ReasoningParser.__init__": (
-        "self",
-        "tokenizer",
-        "args",
-        "kwargs",
-    ),
-    "vllm.entrypoints.serve.utils.api_utils:get_max_tokens": (
-        "max_model_len",
-        "max_tokens",
-        "input_length",
-        "default_sampling_params",
-        "override_max_tokens",
-        "truncate_prompt_tokens",
-    ),
-    "vllm.renderers.chat_utils.tool_call:make_tool_call_id": ("id_type", "func_name", "idx"),
-    # pydantic models: their fields, in order.
-    "vllm.entrypoints.generate.base.protocol:DeltaMessage": (
-        "role",
-        "content",
-        "reasoning",
-        "tool_calls",
-    ),
-    "vllm.entrypoints.generate.base.protocol:DeltaToolCall": ("id", "type", "index", "function"),
-    "vllm.entrypoints.generate.base.protocol:DeltaFunctionCall": ("name", "arguments"),
-    "vllm.entrypoints.generate.base.protocol:FunctionCall": ("id", "name", "arguments"),
-}
-"""Every vLLM member the plugin calls or overrides, with its parameters (or model fields) as
-vLLM 0.33.0 has them. A change in any of them is a vLLM this plugin was not written for."""
+INTERFACE = SPEC.parameters
+"""Every vLLM member the plugin calls or overrides, with its parameters (or model fields) as the
+tested release has them. A change in any of them is a vLLM this plugin was not written for."""
 
 logger = logging.getLogger("rtc.engines.vllm")
 
@@ -115,7 +43,7 @@ def interface_problems() -> list[str]:
     nothing)."""
     import vllm
 
-    return interface.problems("vLLM", getattr(vllm, "__version__", "unknown"), TESTED, INTERFACE)
+    return interface.problems(SPEC, getattr(vllm, "__version__", "unknown"))
 
 
 def _add(name: str, reasoning: type, tool: type) -> None:
@@ -127,22 +55,10 @@ def _add(name: str, reasoning: type, tool: type) -> None:
     ToolParserManager.register_module(name=name, force=True, module=tool)
 
 
-# rtc's classes and the engine's bases for refusing ones (reasoning, tool): see interface.register.
-_RTC_CLASSES = (
-    "rtc.compiler.engines.vllm_parsers:RtcReasoningParser",
-    "rtc.compiler.engines.vllm_parsers:RtcToolParser",
-)
-_ENGINE_BASES = (
-    "vllm.reasoning.abs_reasoning_parsers:ReasoningParser",
-    "vllm.tool_parsers.abstract_tool_parser:ToolParser",
-)
-
-
 @functools.cache
 def register() -> None:
     """The entry point: register rtc's parsers in this vLLM process (once)."""
-    problems = interface_problems()
-    if not interface.register("vLLM", TESTED, problems, _add, _RTC_CLASSES, _ENGINE_BASES, logger):
+    if not interface.register(SPEC, interface_problems(), _add, logger):
         return
     from vllm.parser.parser_manager import ParserManager
 
