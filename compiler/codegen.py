@@ -17,7 +17,7 @@ from rtc.runtime import API_VERSION
 from rtc.runtime.matching import SPACE_CHARS
 
 from .lowering import lower
-from .plan import Plan, Shape, State, Watch, template_sha256
+from .plan import Fast, Plan, Shape, State, Watch, template_sha256
 from .sources import read_json_file
 from .validate import validate
 from .version import __version__
@@ -79,6 +79,15 @@ def _fast_pending(pending: tuple[tuple[str, bool], ...]) -> str:
 
 
 _ENV.filters["fast_pending"] = _fast_pending
+
+
+def _fast_starts(fast: Fast) -> str:
+    """``Fast.starts``: the literal constants and lists by name, then the patterns' leading
+    literals as text."""
+    return _pytuple([*fast.starts, *map(repr, fast.starts_text)])
+
+
+_ENV.filters["fast_starts"] = _fast_starts
 
 
 def _fast_name(state: State) -> str:

@@ -173,6 +173,12 @@ class Fast:
     literals: bool = False
     # A pattern watch may hold text at the search position (lowering.states.pending_patterns).
     patterns: bool = False
+    # The literals every match of every watch, complete or partial, begins with
+    # (lowering.states.start_literals): the literal and literal-list constants of the state's
+    # literal watches (their names), and its patterns' leading literals (their text); both
+    # empty where that is not known.
+    starts: tuple[str, ...] = ()
+    starts_text: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

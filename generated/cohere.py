@@ -256,7 +256,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -265,6 +265,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    starts=(_OPEN_THINKING, _CLOSE_CONTENT_LITERALS, "<|START_ACTION|>"),
 )
 
 
@@ -333,9 +334,16 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_LITERALS, False),), literals=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_LITERALS, False),),
+    literals=True,
+    starts=(_CLOSE_TOOL_CALLS_LITERALS,),
 )
 
 

@@ -252,7 +252,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -265,6 +265,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS_PREFIX, False),
     ),
     patterns=True,
+    starts=(_OPEN_REASONING_CONTENT, _CLOSE_CONTENT_LITERALS, "<|tool_call>call:"),
 )
 
 
@@ -299,9 +300,16 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),), literals=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_REASONING_CONTENT, False),),
+    literals=True,
+    starts=(_CLOSE_REASONING_CONTENT,),
 )
 
 
@@ -332,9 +340,16 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS, False),), literals=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS, False),),
+    literals=True,
+    starts=(_CLOSE_TOOL_CALLS,),
 )
 
 

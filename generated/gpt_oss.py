@@ -360,7 +360,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_IN_THINKING = Fast(
     "<",
     "",
@@ -370,6 +370,7 @@ _FAST_IN_THINKING = Fast(
     pending=((_CLOSE_THINKING_LITERALS, False),),
     drops=True,
     literals=True,
+    starts=(_CLOSE_THINKING_LITERALS,),
 )
 
 
@@ -406,7 +407,7 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_IN_CONTENT = Fast(
     "<",
     "",
@@ -416,6 +417,7 @@ _FAST_IN_CONTENT = Fast(
     pending=((_CLOSE_CONTENT_LITERALS, False),),
     drops=True,
     literals=True,
+    starts=(_CLOSE_CONTENT_LITERALS,),
 )
 
 
@@ -452,7 +454,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_IN_TOOL_CALLS = Fast(
     "<",
     "",
@@ -462,6 +464,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     pending=((_CLOSE_TOOL_CALLS_LITERALS, False),),
     drops=True,
     literals=True,
+    starts=(_CLOSE_TOOL_CALLS_LITERALS,),
 )
 
 
@@ -500,7 +503,7 @@ def _eos_in_builtin_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_IN_BUILTIN_TOOL_CALLS = Fast(
     "<",
     "",
@@ -510,6 +513,7 @@ _FAST_IN_BUILTIN_TOOL_CALLS = Fast(
     pending=((_CLOSE_BUILTIN_TOOL_CALLS_LITERALS, False),),
     drops=True,
     literals=True,
+    starts=(_CLOSE_BUILTIN_TOOL_CALLS_LITERALS,),
 )
 
 

@@ -214,7 +214,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_OUTSIDE = Fast(
     frozenset("<["),
     "",
@@ -224,6 +224,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT, False)),
     drops=True,
     patterns=True,
+    starts=(_OPEN_THINKING, _CLOSE_CONTENT, "[TOOL_CALLS]"),
 )
 
 

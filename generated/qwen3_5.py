@@ -333,9 +333,16 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_REASONING_CONTENT, False),), literals=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_REASONING_CONTENT, False),),
+    literals=True,
+    starts=(_CLOSE_REASONING_CONTENT,),
 )
 
 
@@ -387,9 +394,16 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_TOOL_CALLS_PREFIX, False),), patterns=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
+    patterns=True,
+    starts=("</function>",),
 )
 
 

@@ -233,7 +233,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -246,6 +246,7 @@ _FAST_OUTSIDE = Fast(
         (_CLOSE_CONTENT_LITERALS, False),
     ),
     literals=True,
+    starts=(_OPEN_REASONING_CONTENT, _OPEN_TOOL_CALLS, _CLOSE_CONTENT_LITERALS),
 )
 
 

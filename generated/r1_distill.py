@@ -283,9 +283,16 @@ def _eos_in_content(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; its literals found there; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_CONTENT = Fast(
-    "<", "", False, False, False, pending=((_CLOSE_CONTENT, False),), literals=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_CLOSE_CONTENT, False),),
+    literals=True,
+    starts=(_CLOSE_CONTENT,),
 )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ahead import NO_MEMO
-from .matching import SPACE_STR
+from .matching import SPACE_STR, starts_hold
 
 if TYPE_CHECKING:
     from .engine import CompiledParser
@@ -95,6 +95,12 @@ class Fast(NamedTuple):
     # the fast path asks the state's scanner, over the buffer and the chunk, whether the hold
     # stays at the search position with nothing to commit (``held_case``).
     patterns: bool = False
+    # The literals (and literal lists) every match of every watch begins with, where a partial
+    # match is exactly a proper prefix of one at the end of the text
+    # (``rtc.compiler.lowering.states.start_literals``): in text with a core character where
+    # none of them occurs, the general path's hold is read off them
+    # (``matching.starts_hold``) and what comes before is committed.
+    starts: tuple[Any, ...] = ()
 
 
 def feed_step(events: bool, text_class: type = str) -> Any:
@@ -123,7 +129,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _, _, _ = fast
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _, _, _, _ = fast
             if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -140,8 +146,32 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 and last not in lead
                 and not (dollar and last == "\n")
             ):
-                return held_case(self, text, fast, events)
-            if keep:
+                if keep or not star or self._growing is not None:
+                    return held_case(self, text, fast, events)
+                # held_case's two commonest cases, written out (the same steps, in the same
+                # order; a newline ends most lines of prose): a held run of lead characters
+                # this path left, which the chunk ends, is committed with it; with nothing
+                # held, a chunk's trailing run of lead characters is held.
+                if buf:
+                    if not (self._clean and last not in lead and not (dollar and last == "\n")):
+                        return held_case(self, text, fast, events)
+                    if not self._opened and self.region >= 0:
+                        return self._feed(text) if events else None
+                    self._buf = ""
+                    self._clean = False
+                    text = buf + text
+                elif last not in lead:
+                    return held_case(self, text, fast, events)
+                else:
+                    committed = text.rstrip(lead)
+                    if committed and not self._opened and self.region >= 0:
+                        return self._feed(text) if events else None
+                    self._buf = text[len(committed) :]
+                    self._clean = True
+                    if not committed:
+                        return [] if events else ""
+                    text = committed
+            elif keep:
                 # Nothing is held (so every chunk set aside is consumed): the chunk joins them.
                 tail = self._tail
                 tail.append(text)
@@ -171,11 +201,39 @@ def feed_step(events: bool, text_class: type = str) -> Any:
 
 
 def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
-    """A chunk holding a core character: the general path's, but in a state that watches
-    literals only (``Fast.literals``), where ``held_case`` finds what the scanner would."""
+    """A chunk holding a core character, nothing held before it unless the state watches
+    literals only: where the state knows the literals its matches begin with (``Fast.starts``,
+    and no lead characters), committed up to where the general path would hold (see
+    ``starts_hold``); else the general path's, but in a state that watches literals only
+    (``Fast.literals``), where ``held_case`` finds what the scanner would."""
+    starts = fast[15]
+    if starts and not fast[1] and not self._buf:
+        hold = starts_hold(text, starts)
+        if hold >= 0:
+            return _hold_from(self, text, hold, fast, events)
     if fast[13]:
         return held_case(self, text, fast, events)
     return self._feed(text) if events else None
+
+
+def _hold_from(
+    self: CompiledParser, whole: str, hold: int, fast: tuple[Any, ...], events: bool
+) -> Any:
+    """Commit ``whole`` (the held text and the chunk: everything from the search position)
+    up to ``hold`` and hold the rest, as the general path does where no delimiter matches
+    (``Fast.starts``); the first text of a region not yet open is left to it."""
+    committed = whole[:hold]
+    if committed and not self._opened and self.region >= 0:
+        return self._feed(whole[len(self._buf) :]) if events else None
+    self._buf = whole[hold:]
+    self._clean = False
+    name = fast[2]
+    if not committed or name is None:
+        return [] if events else committed
+    self._parts.append(committed)
+    if events:
+        return [{"type": "region_chunk", "field": name, "text": committed, "dirty": fast[3]}]
+    return committed
 
 
 def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
@@ -189,7 +247,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         # The chunk changes what is held (this path may commit it, or hold more): whether it
         # still grows is read again after the general path.
         self._growing = None
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals, _ = fast
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals, _, _ = fast
     if keep and self._tail:
         flush(self)
     buf = self._buf
@@ -215,6 +273,13 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         whole_length = held + len(text)
     else:
         whole = (buf[self._pos :] if keep else buf) + text if held else text
+        if held and fast[15] and not lead:
+            # The held text is from the search position (no consumed text is kept where
+            # Fast.starts is set): the chunk joins it, and the general path's hold is read
+            # off the literals (see _core_case).
+            hold = starts_hold(whole, fast[15])
+            if hold >= 0:
+                return _hold_from(self, whole, hold, fast, events)
         if held and pending and not core_set.isdisjoint(whole) and still_pending(whole, pending):
             # A watch's literal is still pending from the search position: the general path
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
@@ -490,6 +555,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     core character where it is not: "" is in every chunk). ``keep``: the parser keeps
     consumed text; this state does unless it drops it (``Fast.drops``)."""
     keep = keep and not f.drops
+    pending = tuple((literal, led) for held, led in f.pending for literal in _texts((held,)))
     simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
     return (
         f.core if simple else "",
@@ -503,14 +569,20 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         f.runs,
         keep,
         frozenset(f.core),
-        tuple(
-            (literal, led)
-            for held, led in f.pending
-            for literal in ((held,) if isinstance(held, str) else (x[0] for x in held))
-        ),
+        pending,
         f.behind,
         f.literals,
         f.patterns,
+        # (Fast.starts, where nothing else decides: no consumed text kept, no ^ or $
+        # alternative, no look-behind.)
+        () if keep or f.late or f.dollar or f.behind else _texts(f.starts),
+    )
+
+
+def _texts(found: tuple[Any, ...]) -> tuple[str, ...]:
+    """Literals (``str``) and literal lists (``matching.Literals``) as the literals they hold."""
+    return tuple(
+        x for item in found for x in ((item,) if isinstance(item, str) else (y[0] for y in item))
     )
 
 

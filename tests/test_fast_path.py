@@ -28,7 +28,9 @@ import rtc.generated
 from rtc.compiler import load
 from rtc.compiler.codegen import build_plan, render
 from rtc.compiler.lowering.delimiters import pattern_facts
-from rtc.runtime.matching import SPACE_CHARS
+from rtc.compiler.regex_syntax import parse
+from rtc.compiler.regex_syntax.literal import literal_runs
+from rtc.runtime.matching import SPACE_CHARS, starts_hold
 
 SETTINGS = settings(max_examples=400, derandomize=True, deadline=None, database=None)
 
@@ -51,6 +53,12 @@ PROSE = [
     "\xa0",
     "\u2028",
     "\x1c",  # str.isspace() but not regex \s
+    # Core characters of common delimiters that begin none (Fast.starts), and then one that
+    # may: "<" at the end of a chunk.
+    " <=",
+    " a<b",
+    "{x}",
+    " <",
 ]
 
 
@@ -120,8 +128,10 @@ FAMILIES = rtc.generated.names()
 def catalogue_chunkings(
     template: dict[str, Any], repeats: int, every: int, extra: tuple[str, ...]
 ) -> list[list[str]]:
-    """Prose in token-sized chunks; the same with halves of the template's literals (then
-    ``extra``) after every ``every``-th token; and that text one character at a time."""
+    """Prose in token-sized chunks; the same with the template's literals (those of its
+    patterns too) cut in two (in halves, or before their last character: a chunk that ends
+    inside one) after every ``every``-th token, then ``extra``; and that text one character
+    at a time."""
     tokens = re.findall(r" ?[^\s]+|\s+", "".join(PROSE) * repeats)
     literals = [x for x in _literals(template) if x]
     mixed = []
@@ -129,7 +139,8 @@ def catalogue_chunkings(
         mixed.append(token)
         if literals and i % every == every // 2:
             literal = literals[i % len(literals)]
-            mixed += [literal[: len(literal) // 2], literal[len(literal) // 2 :], *extra]
+            cut = len(literal) // 2 if i % 2 else len(literal) - 1
+            mixed += [literal[:cut], literal[cut:], *extra]
     return [tokens, mixed, list("".join(mixed))]
 
 
@@ -147,6 +158,9 @@ def _literals(template: dict[str, Any]) -> list[str]:
         for key in ("open", "close"):
             value = spec.get(key)
             found += [value] if isinstance(value, str) else list(value or [])
+            pattern = spec.get(f"{key}_pattern")
+            if pattern:
+                found += literal_runs(parse(pattern))
     return found
 
 
@@ -351,3 +365,32 @@ def test_held_pattern_prefixes_extended_as_the_general_path_does(
     chunk (Fast.pending, ``lowering.states.pending_literals``), \\s*-led or not, beside other
     delimiters (a literal, a literal the pattern's prefix begins with, a pattern)."""
     agree_on({"c": {"close_pattern": close}}, other, pieces)
+
+
+# --- the hold read off a state's leading literals (Fast.starts) -------------------------------
+
+
+@SETTINGS
+@given(
+    literals=st.lists(st.text("<ab>", min_size=1, max_size=4), min_size=1, max_size=3),
+    text=st.text("<ab>x", max_size=8),
+)
+def test_starts_hold_is_where_the_regex_module_holds(literals: list[str], text: str) -> None:
+    """``starts_hold``: -1 where a literal occurs, else where the regex module's partial
+    search of their alternation starts (the leftmost proper prefix of one that ends the text;
+    ``len(text)`` for none)."""
+    found = starts_hold(text, tuple(dict.fromkeys(literals)))
+    alternation = regex.compile("|".join(regex.escape(x) for x in literals))
+    m = alternation.search(text, partial=True)
+    if m is not None and not m.partial:
+        assert found == -1, (literals, text)
+    else:
+        assert found == (len(text) if m is None else m.start()), (literals, text, m)
+
+
+def test_starts_hold_examples() -> None:
+    assert starts_hold("x <=", ("<a>",)) == 4
+    assert starts_hold("x <", ("<a>",)) == 2
+    assert starts_hold("<a<b", ("<a<b>", "<b>")) == 0  # the leftmost of two partial matches
+    assert starts_hold("<a<b", ("<b>", "<a<b>")) == 0
+    assert starts_hold("x <a> y", ("<b>", "<a>")) == -1

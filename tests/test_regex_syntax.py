@@ -32,6 +32,7 @@ from rtc.compiler.regex_syntax import (
     first_chars,
     group_body_span,
     lead_core,
+    leading_literals,
     literal_alternatives,
     literal_prefix,
     literal_text,
@@ -210,6 +211,14 @@ def _lead_core_holds(lc: LeadCore, span: str, partial: bool) -> bool:
     return False
 
 
+def _leading_holds(leading: tuple[str, ...], span: str, partial: bool) -> bool:
+    """A match begins with one of ``leading``; a partial one may also be a proper prefix of
+    one (an empty match at the end of the text, which a partial search need not mark, too)."""
+    if any(span.startswith(x) for x in leading):
+        return True
+    return partial and any(x.startswith(span) for x in leading)
+
+
 @SETTINGS
 @given(pattern=patterns(), texts=TEXTS)
 def test_analyses_hold_for_every_match(pattern: str, texts: list[str]) -> None:
@@ -225,6 +234,7 @@ def test_analyses_hold_for_every_match(pattern: str, texts: list[str]) -> None:
     names = always_groups(tree)
     text_, prefix = literal_text(tree), literal_prefix(tree)
     alternatives = literal_alternatives(tree)
+    leading = leading_literals(tree)
     if _pure(tree):
         assert empty == (compiled.fullmatch("") is not None), pattern
     if text_ is not None:
@@ -236,6 +246,8 @@ def test_analyses_hold_for_every_match(pattern: str, texts: list[str]) -> None:
                 assert text[m.start()] in first, (pattern, text, m, first)
             if lc is not None:
                 assert _lead_core_holds(lc, span, partial), (pattern, text, m, lc)
+            if leading is not None:
+                assert _leading_holds(leading, span, partial), (pattern, text, m, leading)
             if partial:
                 continue
             assert span or empty, (pattern, text, m)
@@ -375,6 +387,57 @@ def test_lead_core_examples(pattern: str, lead: list[str], core: str, lead_max: 
         core,
         lead_max,
     )
+
+
+# Tool-call openers as catalogue templates write them, and the literals each match begins with.
+LEADING = [
+    ("<a>", ("<a>",)),
+    (r"<a>(?=\s*\{)", ("<a>",)),
+    (r"(?(DEFINE)(?P<v>\d+))<a>(?=(?&v))", ("<a>",)),
+    (r"(?:<ab>\s*)?<a>\s*(?P<name>[^<]+)", ("<ab>", "<a>")),
+    (r"(?:<x>)?\{\s*", ("<x>", "{")),
+]
+LEADING_UNKNOWN = [
+    "a|b",
+    "(?i)<a>",
+    r"\s*<a>",
+    r"(?:<ab>)??<a>",
+    r"(?:<ab>)?\s*<a>",
+    r"a\Kb",
+    r"(?=a)a",
+]
+
+
+@pytest.mark.parametrize(("pattern", "leading"), LEADING)
+def test_leading_literals_examples(pattern: str, leading: tuple[str, ...]) -> None:
+    assert leading_literals(parse(pattern)) == leading
+
+
+@pytest.mark.parametrize("pattern", LEADING_UNKNOWN)
+def test_leading_literals_unknown(pattern: str) -> None:
+    assert leading_literals(parse(pattern)) is None
+
+
+@SETTINGS
+@given(
+    inside=st.sampled_from(["<ab>", "<a", "a<", "<ab>\\s*", "<ab>[^<]*"]),
+    after=st.sampled_from(["<a>", "<ab", "a", "<a>\\s*x", "<a>(?=b)"]),
+    mode=st.sampled_from(["?", "?+", "{0,1}"]),
+    texts=st.lists(st.text(alphabet="<ab> x", max_size=8), min_size=1, max_size=5),
+)
+def test_leading_literals_of_optional_openers(
+    inside: str, after: str, mode: str, texts: list[str]
+) -> None:
+    """``(?:A...)?B...``: every match, complete or partial, from every position, begins with
+    A's or B's leading literal (or, partial, is a proper prefix of one)."""
+    pattern = f"(?:{inside}){mode}{after}"
+    leading = leading_literals(parse(pattern))
+    assert leading is not None, pattern
+    compiled = regex.compile(pattern, regex.DOTALL)
+    for text in texts:
+        for m, partial in _matches(compiled, text):
+            span = text[m.start() : m.end()]
+            assert _leading_holds(leading, span, partial), (pattern, text, m, leading)
 
 
 @pytest.mark.parametrize("pattern", ["a|b", "(?i)ab", r"a\Kb", r"\X<a>", r"\w+"])

@@ -10,6 +10,7 @@ pass a chunk straight through (``Fast``).
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from rtc.runtime.matching import SPACE_CHARS
@@ -18,6 +19,7 @@ from ..literals import comment_text
 from ..model import Delimiter, Template
 from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
 from ..regex_syntax import context_bound, min_length, parse
+from ..regex_syntax.literal import leading_literals
 from .delimiters import Facts, watch
 from .namespace import Namespace, identifier
 
@@ -125,6 +127,10 @@ def _state(
             fast = replace(fast, literals=True, why=fast.why + "; its literals found there")
         if not jumpy:
             fast = replace(fast, patterns=pending_patterns(watches))
+        starts = start_literals(watches)
+        if starts is not None:
+            why = "; with one, what comes before where a delimiter's leading literal may begin"
+            fast = replace(fast, starts=starts[0], starts_text=starts[1], why=fast.why + why)
         if dropped:
             fast = replace(fast, drops=True, why=fast.why + "; consumed text is not kept here")
     state = State(
@@ -252,6 +258,39 @@ def pending_patterns(watches: list[Watch]) -> bool:
     return any(
         w.shape in (Shape.REGEX, Shape.REGEX_LITERALS) and not w.end and w.streamed for w in watches
     )
+
+
+def start_literals(watches: list[Watch]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    r"""The literals every match of every watch, complete or partial, begins with, for
+    ``Fast.starts``: the constants of the literal watches (names) and the leading literals of
+    the pattern watches (text); None where that is not known for some watch.
+
+    A literal or literal list (not led by ``\s*``, no end alternative) begins each match with
+    one of its literals. A pattern searched as itself (``Shape.REGEX``, not led by ``\s*``)
+    does where it has leading literals (``regex_syntax.literal.leading_literals``: ``<a>...``,
+    or ``(?:<a>...)?<b>...``). Then, in text from the search position: a match starts at an
+    occurrence of one of the literals; a partial match at ``k`` exactly where the text from
+    ``k`` is a proper prefix of one (the watch's attempt there runs into the end of the text
+    inside the literal: a literal's own partial match, the pattern's first characters).
+
+    So where none of the literals occurs, the general path finds no match: it holds the text
+    from the leftmost such ``k`` (none: nothing) and commits what comes before
+    (``runtime.matching.starts_hold``)."""
+    names: list[str] = []
+    texts: list[str] = []
+    for w in watches:
+        if w.end or w.back_over_ws:
+            return None
+        if w.shape in (Shape.LITERAL, Shape.LITERALS):
+            names.append(_searched(w)[0])
+            continue
+        if w.shape is not Shape.REGEX or w.pattern is None:
+            return None
+        leading = leading_literals(parse(ast.literal_eval(w.pattern.source)))
+        if leading is None:
+            return None
+        texts += leading
+    return tuple(dict.fromkeys(names)), tuple(dict.fromkeys(texts))
 
 
 def literals_only(watches: list[Watch], pending: tuple[tuple[str, bool], ...]) -> bool:

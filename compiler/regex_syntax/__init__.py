@@ -14,8 +14,9 @@ The analyses, each a function of a :class:`~.nodes.Tree`:
 - :mod:`.needs`: ``needs`` (characters every match needs, and what an attempt reads before
   one: what the streaming fast path looks for);
 - :mod:`.literal`: ``lead_core`` (the characters that may lead the first required literal and
-  that literal: a :class:`~.literal.LeadCore`), ``literal_prefix``, ``literal_text``,
-  ``literal_alternatives``, ``literal_runs`` (the texts a pattern matches as written);
+  that literal: a :class:`~.literal.LeadCore`), ``literal_prefix``, ``leading_literals``,
+  ``literal_text``, ``literal_alternatives``, ``literal_runs`` (the texts a pattern matches as
+  written);
 - :mod:`.context`: ``context_bound`` (how many characters before the search position a match
   can read; None: unbounded), ``looks_behind``, ``start_sensitive`` (``\\G``, ``\\K``);
 - :mod:`.groups`: ``always_groups``, ``top_level_alternatives``, ``group_body_span``;
@@ -36,7 +37,14 @@ from .context import context_bound, looks_behind, settles_where_it_starts, start
 from .first import alphabet, first_chars
 from .groups import always_groups, group_body_span, top_level_alternatives
 from .lengths import can_match_empty, max_length, min_length
-from .literal import LeadCore, lead_core, literal_alternatives, literal_prefix, literal_text
+from .literal import (
+    LeadCore,
+    lead_core,
+    leading_literals,
+    literal_alternatives,
+    literal_prefix,
+    literal_text,
+)
 from .needs import Needs, needs
 from .nodes import Tree
 from .parser import parse
@@ -59,6 +67,7 @@ __all__ = [
     "group_body_span",
     "lead_core",
     "literal_alternatives",
+    "leading_literals",
     "literal_prefix",
     "literal_text",
     "looks_behind",

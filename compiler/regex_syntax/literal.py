@@ -131,6 +131,44 @@ def literal_prefix(tree: n.Tree) -> str | None:
     return found.core if found is not None and found.lead_max == 0 else None
 
 
+def leading_literals(tree: n.Tree) -> tuple[str, ...] | None:
+    """Literals one of which begins every match of ``tree``, or None (not known).
+
+    Two shapes: a pattern that begins with literal characters (``A...``), and one that begins
+    with a greedy optional group that begins with literal characters, then literal characters
+    (``(?:A...)?B...``), as tool-call openers are written. A match attempt at a position
+    matches those first items in order, character by character, so every match begins with
+    ``A`` (or ``B``, where the group is skipped), and every partial match (the attempt runs
+    into the end of the text) is a proper prefix of one of them, or begins with one. Only
+    ``(?(DEFINE)...)`` may stand before them (it matches nothing and reads nothing). Not for a
+    lazy group (in partial mode the regex module reports an attempt that failed inside a lazy
+    repeat as a partial match over text it did not match), nor for patterns with ``\\K``."""
+    if tree.error is not None or tree.outside is not None:
+        return None
+    if any(isinstance(x, n.Keep) for x in n.walk(tree.root)):
+        return None
+    items = [x for x in n.opened(tree.root) if not isinstance(x, (n.Define, n.Empty))]
+    first = items[0] if items else None
+    if isinstance(first, n.Repeat) and first.low == 0 and first.high == 1 and first.mode != n.LAZY:
+        inside, after = _leading(n.opened(first.body)), _leading(items[1:])
+        return (inside, after) if inside and after else None
+    found = _leading(items)
+    return (found,) if found else None
+
+
+def _leading(items: list[n.Node]) -> str:
+    """The literal characters ``items`` begin with (after ``DEFINE`` groups)."""
+    chars: list[str] = []
+    for item in items:
+        if isinstance(item, (n.Define, n.Empty)) and not chars:
+            continue
+        if not _literal(item):
+            break
+        assert isinstance(item, n.Char)
+        chars.append(item.char)
+    return "".join(chars)
+
+
 def literal_text(tree: n.Tree, node: n.Node | None = None) -> str | None:
     """The one text ``node`` (default: the whole pattern) matches, if it is a fixed literal:
     characters in sequence, through groups matched once; no assertion, class or choice."""
