@@ -216,9 +216,10 @@ def one_search(*delimiters: tuple[Any, bool, bool]) -> re.Pattern[str]:
 
 def starts_hold(text: str, starts: tuple[str, ...]) -> int:
     """Where the general path holds ``text`` (from the search position) back in a state whose
-    delimiters' matches begin with one of ``starts`` (``fast_path.Fast.starts``): -1 where one of them
-    occurs (a match may be there: the general path decides); else the leftmost position from
-    which the rest of the text is a proper prefix of one of them, ``len(text)`` for none."""
+    delimiters' matches begin with one of ``starts`` (``fast_path.Fast.starts``): -1 where
+    one of them occurs (a match may be there: the general path decides); else the leftmost
+    position from which the rest of the text is a proper prefix of one of them, ``len(text)``
+    for none."""
     hold = len(text)
     for literal in starts:
         first = literal[0]

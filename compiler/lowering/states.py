@@ -260,6 +260,11 @@ def pending_patterns(watches: list[Watch]) -> bool:
     )
 
 
+# The most literals Fast.starts checks a chunk for, one str.find each (a template's list of
+# thousands of literals is searched by the general path's windowed search instead).
+MAX_STARTS = 16
+
+
 def start_literals(watches: list[Watch]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     r"""The literals every match of every watch, complete or partial, begins with, for
     ``Fast.starts``: the constants of the literal watches (names) and the leading literals of
@@ -290,7 +295,12 @@ def start_literals(watches: list[Watch]) -> tuple[tuple[str, ...], tuple[str, ..
         if leading is None:
             return None
         texts += leading
-    return tuple(dict.fromkeys(names)), tuple(dict.fromkeys(texts))
+    names = list(dict.fromkeys(names))
+    texts = list(dict.fromkeys(texts))
+    count = sum(len(w.literals.texts) for w in watches if w.literals is not None)
+    if count + len(names) + len(texts) > MAX_STARTS:
+        return None  # a chunk would be searched for each: the general path's search is cheaper
+    return tuple(names), tuple(texts)
 
 
 def literals_only(watches: list[Watch], pending: tuple[tuple[str, bool], ...]) -> bool:
