@@ -129,7 +129,9 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _, _, _, _ = fast
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _, _, _, _, _ = (
+                fast
+            )
             if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -247,7 +249,9 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         # The chunk changes what is held (this path may commit it, or hold more): whether it
         # still grows is read again after the general path.
         self._growing = None
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals, _, _ = fast
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals, _, _, _ = (
+        fast
+    )
     if keep and self._tail:
         flush(self)
     buf = self._buf
@@ -273,18 +277,23 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         whole_length = held + len(text)
     else:
         whole = (buf[self._pos :] if keep else buf) + text if held else text
-        if held and fast[15] and not lead:
-            # The held text is from the search position (no consumed text is kept where
-            # Fast.starts is set): the chunk joins it, and the general path's hold is read
-            # off the literals (see _core_case).
-            hold = starts_hold(whole, fast[15])
-            if hold >= 0:
-                return _hold_from(self, whole, hold, fast, events)
         if held and pending and not core_set.isdisjoint(whole) and still_pending(whole, pending):
             # A watch's literal is still pending from the search position: the general path
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
             committed = ""
             run = False
+        elif (
+            held
+            and held < fast[16]
+            and not lead
+            and fast[15]
+            and (hold := starts_hold(whole, fast[15])) >= 0
+        ):
+            # The held text is from the search position (no consumed text is kept where
+            # Fast.starts is set) and shorter than the longest literal (a longer one is a
+            # match under way, which the other cases read): the chunk joins it, and the
+            # general path's hold is read off the literals (see _core_case).
+            return _hold_from(self, whole, hold, fast, events)
         elif literals and not core_set.isdisjoint(whole):
             # The state's scanner over the held text and the chunk (Fast.literals): a match
             # is committed by the general path; else what comes before its hold is routed,
@@ -557,6 +566,9 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     keep = keep and not f.drops
     pending = tuple((literal, led) for held, led in f.pending for literal in _texts((held,)))
     simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
+    # (Fast.starts, where nothing else decides: no consumed text kept, no ^ or $ alternative,
+    # no look-behind; then the longest of them.)
+    starts = () if keep or f.late or f.dollar or f.behind else _texts(f.starts)
     return (
         f.core if simple else "",
         f.lead,
@@ -573,9 +585,8 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         f.behind,
         f.literals,
         f.patterns,
-        # (Fast.starts, where nothing else decides: no consumed text kept, no ^ or $
-        # alternative, no look-behind.)
-        () if keep or f.late or f.dollar or f.behind else _texts(f.starts),
+        starts,
+        max(map(len, starts), default=0),
     )
 
 
