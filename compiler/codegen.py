@@ -99,7 +99,7 @@ _ENV.filters["fast_name"] = _fast_name
 
 
 def _grows(state: State) -> str:
-    """A state's entry of ``_grows`` (``runtime.fast_path.grows_held``): per watch whose held
+    """A state's entry of ``_grows`` (``runtime.growing.grows_held``): per watch whose held
     match may keep growing, how to check it (``Growing``)."""
     checks = []
     for g in state.growing:

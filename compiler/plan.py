@@ -99,7 +99,7 @@ class Pattern:
 @dataclass(frozen=True)
 class Growing:
     """How the runtime checks, once, that a watch's held match keeps growing
-    (``regex_syntax.growth``; ``runtime.fast_path.Growing``): the held text is the first of
+    (``regex_syntax.growth``; ``runtime.growing.Growing``): the held text is the first of
     ``literals`` it starts with, then only characters it may grow by; or ``pattern`` (a
     compiled constant's name) matches at the held text's start, ending at the end of the buffer
     (``prefix`` ""), or the held text is ``prefix`` then only such characters. It may grow by

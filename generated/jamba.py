@@ -242,7 +242,7 @@ class ResponseParser(CompiledParser):
     # Each state's fast path (above; None: some delimiter has no known characters).
     _fasts = (_FAST_OUTSIDE, _FAST_IN_TOOL_CALLS, _FAST_OUTSIDE)
     # Per region: the delimiters whose held match may keep growing through whitespace, and how
-    # to check it (literals the held text starts with, or a pattern): see fast_path.grows_held
+    # to check it (literals the held text starts with, or a pattern): see rtc.runtime.growing.grows_held
     _grows = ((Growing(literals=("<|eom|>",)),), (), (Growing(literals=("<|eom|>",)),))
     _memo_size = 3
     # Some delimiter may match the empty string: a commit may consume nothing (a stall check)

@@ -154,7 +154,7 @@ class CompiledParser:
     _fasts: ClassVar[tuple[Fast | None, ...]]
     _region_fast: ClassVar[tuple[tuple[Any, ...] | None, ...]]
     _drops: ClassVar[tuple[bool, ...]]  # per region: its state drops consumed text (Fast.drops)
-    # Per region: checks of held matches growing through whitespace (fast_path.grows_held).
+    # Per region: checks of held matches growing through whitespace (growing.grows_held).
     _grows: ClassVar[tuple[tuple[Growing, ...], ...]] = ()
     _memo_size: ClassVar[int]
     _may_stall: ClassVar[bool]  # some delimiter can match the empty string
@@ -237,7 +237,7 @@ class CompiledParser:
         # The implicit region opens on its first text (an event): no fast path until then.
         self._fast = cls._region_fast[0] if cls._implicit < 0 else None
         self._clean = False  # held text is a run of lead characters the fast path left
-        self._growing: Growing | None = None  # held text is a growing match (fast_path.grown)
+        self._growing: Growing | None = None  # held text is a growing match (growing.grown)
         self._opening = ""
 
     # -- the reference's API ------------------------------------------------------------------

@@ -64,7 +64,7 @@ PROSE = [
 
 def without_fast_path(parser: type[Any]) -> type[Any]:
     """The parser with every chunk taking the general path: no fast path, and no held match
-    grown without a search (``fast_path.grown``)."""
+    grown without a search (``growing.grown``)."""
     return type(
         "Slow" + parser.__name__,
         (parser,),

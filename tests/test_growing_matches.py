@@ -1,5 +1,5 @@
 """A held match that keeps growing through whitespace (``rtc.compiler.regex_syntax.growth``,
-``rtc.runtime.fast_path.grown``): an open delimiter ending in ``\\s*`` that the model follows
+``rtc.runtime.growing.grown``): an open delimiter ending in ``\\s*`` that the model follows
 with whitespace is held while each chunk of whitespace is appended without a search. Checked
 against the same parser taking the general path on every chunk, on random patterns of the
 shapes the argument covers and of shapes it must refuse, and on every catalogue family's own

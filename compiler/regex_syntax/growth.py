@@ -5,7 +5,7 @@ is held while streaming: more whitespace may still extend it. A looping model th
 open and then nothing but newlines makes the streaming search read the whole held match again
 at every chunk: n²/2 characters for n of whitespace. This module proves, per delimiter, when
 such a held match stays held whatever is appended from an alphabet ``A``, so that the runtime
-can append those chunks without searching (``rtc.runtime.fast_path.grown``). ``A`` is what the
+can append those chunks without searching (``rtc.runtime.growing.grown``). ``A`` is what the
 delimiter's trailing run takes: the characters ``\\s`` matches, when the run accepts all of
 them; or every character but a few, for a run of a negated set (``[^<]*``). ``h`` is the held
 match's start (the search position: after the general path everything before it was routed),

@@ -1,0 +1,135 @@
+"""Held matches that keep growing: checked once, then each chunk they may grow by joins the
+held text without a search (``Growing``, read by :mod:`.fast_path`'s ``held_case``).
+
+A delimiter's match that reaches the end of the buffer stays pending while the text after it
+may extend it (a call name ``\\w+``, a whitespace run after a literal). The compiler proves, per
+delimiter, which characters keep such a match growing (``rtc.compiler.regex_syntax.growth``);
+the runtime checks once that the held text is such a match, and then only that each chunk is
+made of those characters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .matching import SPACE_STR
+
+if TYPE_CHECKING:
+    from .engine import CompiledParser
+
+__all__ = ["UNREAD", "Growing", "extend_buffer", "grown", "grows_held", "unread"]
+
+
+class Growing(NamedTuple):
+    """How to check, once, that the held text is a match that keeps growing while text of
+    one alphabet is appended (``rtc.compiler.regex_syntax.growth`` proves it per delimiter):
+    whitespace (``stops`` None), or every character but those in ``stops``, or (``run``, a
+    compiled ``(?:CLASS)*``) every character a class of the delimiter accepts.
+
+    The held text is the first of ``literals`` it starts with, then only such characters; or
+    ``pattern``'s match at its start ends at the end of the buffer (``prefix`` "", ``skip``
+    0); or that match succeeds and the held text is ``prefix``, then only such characters; or
+    it succeeds and the held text from ``skip`` characters on is only such characters."""
+
+    literals: tuple[str, ...] = ()
+    pattern: Any = None
+    prefix: str = ""
+    stops: str | None = None
+    run: Any = None
+    skip: int = 0
+
+
+def _grows_by(text: str, check: Growing) -> bool:
+    """Whether ``text`` is made of the characters ``check``'s held match may grow by."""
+    if check.run is not None:
+        return check.run.fullmatch(text) is not None
+    stops = check.stops
+    if stops is None:
+        return not text.strip(SPACE_STR)
+    for c in stops:
+        if c in text:
+            return False
+    return True
+
+
+def grows_held(p: CompiledParser) -> Growing | None:
+    """After the general path: the check (``Growing``) by which ``p``'s held text is a match
+    that keeps growing, if one holds (the match starts where the held text does, so the
+    state's hold stays there and nothing can be committed). Read once; then :func:`grown`
+    appends such text without a search."""
+    buf = p._buf
+    pos = p._pos
+    for check in _held_checks(p):
+        if check.literals:
+            for literal in check.literals:
+                if buf.startswith(literal, pos):
+                    # The first literal the held text starts with is the match's.
+                    if _grows_by(buf[pos + len(literal) :], check):
+                        return check
+                    break
+        elif check.skip:
+            # (Shorter held text cannot hold a match of the head: it is at least skip long.)
+            if (
+                len(buf) - pos >= check.skip
+                and _grows_by(buf[pos + check.skip :], check)
+                and check.pattern.match(buf, pos)
+            ):
+                return check
+        elif check.prefix:
+            if (
+                buf.startswith(check.prefix, pos)
+                and _grows_by(buf[pos + len(check.prefix) :], check)
+                and check.pattern.match(buf, pos) is not None
+            ):
+                return check
+        else:
+            m = check.pattern.match(buf, pos)
+            if m is not None and m.end() == len(buf):
+                return check
+    return None
+
+
+# ``_growing`` after the general path left held text in a state with growth checks: the check
+# is read (``grows_held``) when the next chunk is text one of them may grow by, on the same
+# buffer (nothing changes it in between). Reading it is a search: most such chunks are not.
+UNREAD = Growing()
+
+
+def _held_checks(p: CompiledParser) -> tuple[Growing, ...]:
+    """The growth checks of ``p``'s state where it holds text; () where nothing can grow."""
+    if not p._grows or p._pos >= len(p._buf):
+        return ()
+    return p._grows[p.region + 1]
+
+
+def unread(p: CompiledParser) -> Growing | None:
+    """After the general path: ``UNREAD`` where ``p`` holds text in a state with growth
+    checks, else None (nothing can grow)."""
+    return UNREAD if _held_checks(p) else None
+
+
+def grown(p: CompiledParser, text: str) -> bool:
+    """While ``p`` holds a match that keeps growing (``grows_held``): a chunk it may grow by
+    joins the held text, nothing committed (True); else nothing is done (False)."""
+    check = p._growing
+    if check is UNREAD:
+        for c in _held_checks(p):
+            if _grows_by(text, c):
+                break
+        else:
+            return False
+        check = p._growing = grows_held(p)
+    if check is None or not _grows_by(text, check):
+        return False
+    extend_buffer(p, text)
+    return True
+
+
+def extend_buffer(p: CompiledParser, text: str) -> None:
+    """``p._buf += text``, in place where CPython can: with no other reference to the buffer
+    (the caller holds none), the string is resized instead of copied, so a held run that keeps
+    growing costs its chunks, not its length, per chunk."""
+    buf = p._buf
+    p._buf = ""  # the only reference left is ours
+    buf += text
+    p._buf = buf
