@@ -82,9 +82,16 @@ _ENV.filters["fast_pending"] = _fast_pending
 
 
 def _fast_starts(fast: Fast) -> str:
-    """``Fast.starts``: the literal constants and lists by name, then the patterns' leading
-    literals as text."""
-    return _pytuple([*fast.starts, *map(repr, fast.starts_text)])
+    """``Fast.starts`` and ``Fast.starts_led`` (keywords, where set): the literal constants
+    and lists by name, then the patterns' leading literals as text."""
+    out = []
+    for key, names, texts in (
+        ("starts", fast.starts, fast.starts_text),
+        ("starts_led", fast.starts_led, fast.starts_led_text),
+    ):
+        if names or texts:
+            out.append(f", {key}={_pytuple([*names, *map(repr, texts)])}")
+    return "".join(out)
 
 
 _ENV.filters["fast_starts"] = _fast_starts

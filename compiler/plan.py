@@ -179,6 +179,9 @@ class Fast:
     # empty where that is not known.
     starts: tuple[str, ...] = ()
     starts_text: tuple[str, ...] = ()
+    # The same for the watches led by \s* (their matches begin with whitespace, then one).
+    starts_led: tuple[str, ...] = ()
+    starts_led_text: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -171,9 +171,16 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
-    "<", "", False, False, False, pending=((_OPEN_TOOL_CALLS, False),), patterns=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_OPEN_TOOL_CALLS, False),),
+    patterns=True,
+    starts=(_OPEN_TOOL_CALLS, "<|endoftext|>"),
 )
 
 

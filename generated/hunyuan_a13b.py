@@ -264,7 +264,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -276,6 +276,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS, False),
         (_CLOSE_CONTENT_LITERALS, False),
     ),
+    starts=(_OPEN_REASONING_CONTENT, _OPEN_TOOL_CALLS, _CLOSE_CONTENT_LITERALS),
 )
 
 
@@ -352,9 +353,15 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", SPACE_STR, True, False, False, pending=((_CLOSE_TOOL_CALLS_AFTER_WS, True),)
+    "<",
+    SPACE_STR,
+    True,
+    False,
+    False,
+    pending=((_CLOSE_TOOL_CALLS_AFTER_WS, True),),
+    starts_led=(_CLOSE_TOOL_CALLS_AFTER_WS,),
 )
 
 

@@ -248,7 +248,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -260,6 +260,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS, False),
         (_CLOSE_CONTENT_LITERALS, False),
     ),
+    starts=(_OPEN_REASONING_CONTENT, _OPEN_TOOL_CALLS, _CLOSE_CONTENT_LITERALS),
 )
 
 

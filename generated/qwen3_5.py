@@ -286,7 +286,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     SPACE_STR,
@@ -299,6 +299,8 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS_AFTER_WS_PREFIX, True),
     ),
     patterns=True,
+    starts=(_OPEN_REASONING_CONTENT,),
+    starts_led=(_CLOSE_CONTENT_AFTER_WS_LITERALS, "<tool_call>"),
 )
 
 

@@ -218,7 +218,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -226,6 +226,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_CONTENT, False), (_OPEN_THINK_START, False), (_CLOSE_REASONING_CONTENT, False)),
+    starts=(_OPEN_CONTENT, _OPEN_THINK_START, _CLOSE_REASONING_CONTENT),
 )
 
 

@@ -102,6 +102,8 @@ class Fast(NamedTuple):
     # none of them occurs, the general path's hold is read off them
     # (``matching.starts_hold``) and what comes before is committed.
     starts: tuple[Any, ...] = ()
+    # The same for the delimiters led by \s*: a match begins with a whitespace run, then one.
+    starts_led: tuple[Any, ...] = ()
 
 
 def feed_step(events: bool, text_class: type = str) -> Any:
@@ -130,9 +132,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set, _, _, _, _, _, _ = (
-                fast
-            )
+            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set = fast[:11]
             if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -209,9 +209,8 @@ def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: b
     and no lead characters), committed up to where the general path would hold (see
     ``starts_hold``); else the general path's, but in a state that watches literals only
     (``Fast.literals``), where ``held_case`` finds what the scanner would."""
-    starts = fast[15]
-    if starts and not fast[1] and not self._buf:
-        hold = starts_hold(text, starts)
+    if fast[16] and not self._buf:
+        hold = starts_hold(text, fast[15], fast[17])
         if hold >= 0:
             return _hold_from(self, text, hold, fast, events)
     if fast[13]:
@@ -250,9 +249,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         # The chunk changes what is held (this path may commit it, or hold more): whether it
         # still grows is read again after the general path.
         self._growing = None
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals, _, _, _ = (
-        fast
-    )
+    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals = fast[:14]
     if keep and self._tail:
         flush(self)
     buf = self._buf
@@ -283,13 +280,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
             committed = ""
             run = False
-        elif (
-            held
-            and held < fast[16]
-            and not lead
-            and fast[15]
-            and (hold := starts_hold(whole, fast[15])) >= 0
-        ):
+        elif held and held < fast[16] and (hold := starts_hold(whole, fast[15], fast[17])) >= 0:
             # The held text is from the search position (no consumed text is kept where
             # Fast.starts is set) and shorter than the longest literal (a longer one is a
             # match under way, which the other cases read): the chunk joins it, and the
@@ -454,7 +445,10 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
     # (Fast.starts, where nothing else decides: no consumed text kept, no ^ or $ alternative,
     # no look-behind; then the longest of them.)
-    starts = () if keep or f.late or f.dollar or f.behind else _texts(f.starts)
+    starts, led = _texts(f.starts), _texts(f.starts_led)
+    if keep or f.late or f.dollar or f.behind or (f.lead and not (f.star and led)):
+        # (Lead characters only where a delimiter led by \s* brings them.)
+        starts = led = ()
     return (
         f.core if simple else "",
         f.lead,
@@ -472,7 +466,8 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         f.literals,
         f.patterns,
         starts,
-        max(map(len, starts), default=0),
+        max(map(len, starts + led), default=0),
+        led,
     )
 
 

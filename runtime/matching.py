@@ -214,23 +214,32 @@ def one_search(*delimiters: tuple[Any, bool, bool]) -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
-def starts_hold(text: str, starts: tuple[str, ...]) -> int:
+def starts_hold(text: str, starts: tuple[str, ...], led: tuple[str, ...] = ()) -> int:
     """Where the general path holds ``text`` (from the search position) back in a state whose
-    delimiters' matches begin with one of ``starts`` (``fast_path.Fast.starts``): -1 where
-    one of them occurs (a match may be there: the general path decides); else the leftmost
-    position from which the rest of the text is a proper prefix of one of them, ``len(text)``
-    for none."""
+    delimiters' matches begin with one of ``starts``, or with a whitespace run and then one of
+    ``led`` (``fast_path.Fast.starts``): -1 where one of them occurs (a match may be there: the
+    general path decides); else the leftmost position from which the rest of the text is a
+    proper prefix of one of them (for ``led``, the whitespace run before such a prefix, or
+    before the end, where it begins), ``len(text)`` for none."""
     hold = len(text)
-    for literal in starts:
-        first = literal[0]
-        k = text.find(first)
-        while k >= 0:
-            rest = text[k : k + len(literal)]
-            if literal.startswith(rest):
-                if len(rest) == len(literal):
-                    return -1
-                if k < hold:
-                    hold = k
-                break  # (the rest reaches the end: no later occurrence is complete)
-            k = text.find(first, k + 1)
+    for literals, back in ((starts, False), (led, True)):
+        for literal in literals:
+            first = literal[0]
+            k = text.find(first)
+            while k >= 0:
+                rest = text[k : k + len(literal)]
+                if literal.startswith(rest):
+                    if len(rest) == len(literal):
+                        return -1
+                    if back:
+                        while k and text[k - 1] in SPACE_CHARS:
+                            k -= 1
+                    if k < hold:
+                        hold = k
+                    break  # (the rest reaches the end: no later occurrence is complete)
+                k = text.find(first, k + 1)
+    if led:
+        end = len(text.rstrip(SPACE_STR))
+        if end < hold:
+            hold = end
     return hold

@@ -388,9 +388,32 @@ def test_starts_hold_is_where_the_regex_module_holds(literals: list[str], text: 
         assert found == (len(text) if m is None else m.start()), (literals, text, m)
 
 
+@SETTINGS
+@given(
+    literals=st.lists(st.text("<ab>", min_size=1, max_size=4), max_size=2),
+    led=st.lists(st.text("<ab>", min_size=1, max_size=4), min_size=1, max_size=2),
+    text=st.text("<ab>x \n\xa0", max_size=8),
+)
+def test_starts_hold_with_whitespace_led_literals(
+    literals: list[str], led: list[str], text: str
+) -> None:
+    """The same with literals led by ``\\s*``: a partial match starts at the whitespace run
+    before a literal's prefix, or before the end of the text."""
+    found = starts_hold(text, tuple(dict.fromkeys(literals)), tuple(dict.fromkeys(led)))
+    alternatives = [regex.escape(x) for x in literals]
+    alternatives.append(r"\s*(?:" + "|".join(regex.escape(x) for x in led) + ")")
+    m = regex.compile("|".join(alternatives)).search(text, partial=True)
+    if m is not None and not m.partial:
+        assert found == -1, (literals, led, text)
+    else:
+        assert found == (len(text) if m is None else m.start()), (literals, led, text, m)
+
+
 def test_starts_hold_examples() -> None:
     assert starts_hold("x <=", ("<a>",)) == 4
     assert starts_hold("x <", ("<a>",)) == 2
     assert starts_hold("<a<b", ("<a<b>", "<b>")) == 0  # the leftmost of two partial matches
     assert starts_hold("<a<b", ("<b>", "<a<b>")) == 0
     assert starts_hold("x <a> y", ("<b>", "<a>")) == -1
+    assert starts_hold("x  <", (), ("<a>",)) == 1  # the run before a literal's prefix
+    assert starts_hold("x <= 2\n", (), ("<a>",)) == 6  # the trailing run

@@ -67,8 +67,9 @@ class BenchConfig:
     """Also time OpenAI deltas (``DeltaStream``) beside the parser, in the headline chunk size."""
     regions: tuple[str, ...] = ("answer", "reasoning", "arguments")
     """The region workloads (``regions``): a region of a real generation grown to prose."""
-    region_variants: tuple[str, ...] = ("", "unicode")
-    """Their prose: English Markdown (""), and Chinese, accented Latin and emoji ("unicode")."""
+    region_variants: tuple[str, ...] = ("", "unicode", "code")
+    """Their prose: English Markdown (""); Chinese, accented Latin and emoji ("unicode"); and,
+    in the answer, mostly code ("code": see ``prose.VARIANT_REGIONS``)."""
     region_size: int = 8192
     """Characters of prose in the region of a region workload."""
     growth_sizes: tuple[int, int] = (4096, 131072)

@@ -1,4 +1,5 @@
-"""Ordinary prose as a chat model writes an answer: Markdown in English, and a non-ASCII variant.
+"""Ordinary prose as a chat model writes an answer: Markdown in English, a non-ASCII variant, and
+an answer that is mostly code.
 
 The region workloads (``regions``) grow one region of a real generation to a few KB of this
 text. It has what answers have and what a streaming parser's fast path meets on every chunk:
@@ -10,7 +11,9 @@ templates open tool calls on them (``[TOOL_CALLS]``, ``[func(``, ``{"name"``), a
 that opened a call where it meant to stream prose would time something else.
 
 The non-ASCII variant mixes Chinese (with its full-width punctuation), accented Latin (French,
-Spanish, German, Portuguese) and emoji, in the same Markdown shapes.
+Spanish, German, Portuguese) and emoji, in the same Markdown shapes. The code variant is mostly
+fenced code (HTML, C++, TypeScript), where ``<`` and ``{`` stand on most lines; it has no ``[``
+either.
 
 Both are deterministic for a seed and never start or end with whitespace (text fields are
 stripped, and the workloads check the region comes back exactly).
@@ -204,5 +207,78 @@ def unicode_prose(size: int, seed: int = 0) -> str:
     return _blocks(_mixed_paragraph, _mixed_list, size, seed)
 
 
-VARIANTS: dict[str, Callable[[int, int], str]] = {"": answer_prose, "unicode": unicode_prose}
-"""The prose of each region workload variant: ``answer`` is English, ``answer:unicode`` not."""
+# The code variant: an answer that shows code, as assistants often do. HTML, C++ and TypeScript
+# put `<` (tags, templates, generics, comparisons) and `{` on most lines: the characters
+# tag-shaped and JSON-shaped delimiters begin with, which prose holds only now and then. No `[`
+# (pythonic and Mistral templates open calls on it) and no `{"name"` (Llama's JSON calls).
+_HTML = (
+    '<div class="card">',
+    "  <h2>{title}</h2>",
+    '  <p class="price">{n}.{d} EUR</p>',
+    '  <a href="/items/{n}">Details</a>',
+    "  <ul>",
+    "    <li>Line {n}</li>",
+    "  </ul>",
+    "</div>",
+)
+_CPP = (
+    "template <typename T>",
+    "std::vector<T> take(const std::map<int, T>& items, int n) {",
+    "  std::vector<T> out;",
+    "  for (auto it = items.begin(); it != items.end() && n > 0; ++it, --n) {",
+    "    if (it->first < {n}) out.push_back(it->second);",
+    "  }",
+    "  return out;",
+    "}",
+)
+_TS = (
+    "function groupBy<K, V>(values: Array<V>, key: (v: V) => K): Map<K, Array<V>> {",
+    "  const out = new Map<K, Array<V>>();",
+    "  for (const v of values) out.set(key(v), (out.get(key(v)) ?? new Array<V>()).concat(v));",
+    "  return out;",
+    "}",
+    "const ok = count <= {n} && total >= {d};",
+)
+_LANGUAGES = (("html", _HTML), ("cpp", _CPP), ("ts", _TS))
+
+
+def _code_block(rng: random.Random) -> str:
+    language, lines = rng.choice(_LANGUAGES)
+    count = rng.randint(3, len(lines))
+    start = rng.randint(0, len(lines) - count)
+    body = "\n".join(
+        line.replace("{n}", str(rng.randint(2, 120)))
+        .replace("{d}", str(rng.randint(1, 9)))
+        .replace("{title}", rng.choice(("Croissant", "Metro pass", "Umbrella")))
+        for line in lines[start : start + count]
+    )
+    return f"```{language}\n{body}\n```"
+
+
+def _code_answer_block(rng: random.Random) -> str:
+    return _code_block(rng) if rng.random() < 0.75 else _english_paragraph(rng)
+
+
+@lru_cache(maxsize=32)
+def code_prose(size: int, seed: int = 0) -> str:
+    """About ``size`` characters of an English answer that is mostly fenced code (HTML, C++,
+    TypeScript), with paragraphs and a list between."""
+    return _blocks(_code_answer_block, _english_list, size, seed)
+
+
+VARIANTS: dict[str, Callable[[int, int], str]] = {
+    "": answer_prose,
+    "unicode": unicode_prose,
+    "code": code_prose,
+}
+"""The text of each region workload variant: ``answer`` is English, ``answer:unicode`` not,
+``answer:code`` mostly code."""
+
+VARIANT_REGIONS: dict[str, tuple[str, ...]] = {"code": ("answer",)}
+"""The regions a variant is timed in, where not all: code in the answer (a model that writes
+code in its reasoning or a call's arguments sends the same text through the same fast path)."""
+
+
+def in_region(variant: str, region: str) -> bool:
+    """Whether ``variant`` is timed in ``region`` (see ``VARIANT_REGIONS``)."""
+    return region in VARIANT_REGIONS.get(variant, (region,))

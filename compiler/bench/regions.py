@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import BenchConfig
-from .prose import VARIANTS
+from .prose import VARIANTS, in_region
 from .region_samples import REGIONS, Sample, load_samples, region_problem
 from .samples import Composer, FieldPlan
 from .texts import NOTE_TOOL, SHORT_CONTENT, SHORT_REASONING, TOOLS, note_call
@@ -91,6 +91,8 @@ def build_region_streams(
     for region in config.regions:
         field = region_field(plan, region)
         for variant in config.region_variants:
+            if not in_region(variant, region):
+                continue
             name = f"{region}:{variant}" if variant else region
             if config.workloads and not selected(name, config.workloads):
                 continue

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import BenchConfig, size_label
+from .prose import in_region
 from .samples import Composer, Delim, FieldPlan, derive_delimiter, field_plan, no_prefer
 from .texts import CALL_CONTENT, CALL_REASONING, SHORT_CONTENT, SHORT_REASONING, TOOLS, prose
 from .tool_calls import tool_call_parts
@@ -268,7 +269,12 @@ def selected(name: str, wanted: tuple[str, ...]) -> bool:
 
 def region_workload_names(config: BenchConfig) -> list[str]:
     """The names of the region workloads (``regions``): ``answer``, ``answer:unicode``, ..."""
-    return [f"{r}:{v}" if v else r for r in config.regions for v in config.region_variants]
+    return [
+        f"{r}:{v}" if v else r
+        for r in config.regions
+        for v in config.region_variants
+        if in_region(v, r)
+    ]
 
 
 def workload_names(config: BenchConfig) -> set[str]:

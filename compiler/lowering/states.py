@@ -130,7 +130,14 @@ def _state(
         starts = start_literals(watches)
         if starts is not None:
             why = "; with one, what comes before where a delimiter's leading literal may begin"
-            fast = replace(fast, starts=starts[0], starts_text=starts[1], why=fast.why + why)
+            fast = replace(
+                fast,
+                starts=starts[0],
+                starts_text=starts[1],
+                starts_led=starts[2],
+                starts_led_text=starts[3],
+                why=fast.why + why,
+            )
         if dropped:
             fast = replace(fast, drops=True, why=fast.why + "; consumed text is not kept here")
     state = State(
@@ -260,47 +267,54 @@ def pending_patterns(watches: list[Watch]) -> bool:
     )
 
 
+# The literal shapes whose every match begins with the literal (or one of the list) searched.
+_STARTS_LITERAL = (Shape.LITERAL, Shape.LITERALS, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES)
 # The most literals Fast.starts checks a chunk for, one str.find each (a template's list of
 # thousands of literals is searched by the general path's windowed search instead).
 MAX_STARTS = 16
 
 
-def start_literals(watches: list[Watch]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+def start_literals(
+    watches: list[Watch],
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
     r"""The literals every match of every watch, complete or partial, begins with, for
     ``Fast.starts``: the constants of the literal watches (names) and the leading literals of
-    the pattern watches (text); None where that is not known for some watch.
+    the pattern watches (text); then the same for the watches led by ``\s*``. None where that
+    is not known for some watch.
 
-    A literal or literal list (not led by ``\s*``, no end alternative) begins each match with
-    one of its literals. A pattern searched as itself (``Shape.REGEX``, not led by ``\s*``)
-    does where it has leading literals (``regex_syntax.literal.leading_literals``: ``<a>...``,
-    or ``(?:<a>...)?<b>...``). Then, in text from the search position: a match starts at an
-    occurrence of one of the literals; a partial match at ``k`` exactly where the text from
-    ``k`` is a proper prefix of one (the watch's attempt there runs into the end of the text
-    inside the literal: a literal's own partial match, the pattern's first characters).
+    A literal or literal list (no end alternative; also a pattern that is one literal, and a
+    literal followed by ``\s*``) begins each match with one of its literals.
+    A pattern searched as itself (``Shape.REGEX``, or its rest after ``\s*``) does where it
+    has leading literals (``regex_syntax.literal.leading_literals``: ``<a>...``, or
+    ``(?:<a>...)?<b>...``). Then, in text from the search position: a match starts at an
+    occurrence of one of the literals (led by ``\s*``: at the whitespace run before it); a
+    partial match exactly where the text from there is a proper prefix of one (the watch's
+    attempt runs into the end of the text inside the literal: a literal's own partial match,
+    the pattern's first characters), or, led by ``\s*``, where such a prefix, or the end of the
+    text, follows a whitespace run (the run is where it starts).
 
     So where none of the literals occurs, the general path finds no match: it holds the text
-    from the leftmost such ``k`` (none: nothing) and commits what comes before
+    from the leftmost such start (none: nothing) and commits what comes before
     (``runtime.matching.starts_hold``)."""
-    names: list[str] = []
-    texts: list[str] = []
+    found: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
     for w in watches:
-        if w.end or w.back_over_ws:
+        if w.end:
             return None
-        if w.shape in (Shape.LITERAL, Shape.LITERALS):
-            names.append(_searched(w)[0])
+        led = 2 if w.back_over_ws else 0
+        if w.shape in _STARTS_LITERAL:
+            found[led].append(_searched(w)[0])
             continue
         if w.shape is not Shape.REGEX or w.pattern is None:
             return None
         leading = leading_literals(parse(ast.literal_eval(w.pattern.source)))
         if leading is None:
             return None
-        texts += leading
-    names = list(dict.fromkeys(names))
-    texts = list(dict.fromkeys(texts))
+        found[led + 1].extend(leading)
+    names, texts, led_names, led_texts = (tuple(dict.fromkeys(x)) for x in found)
     count = sum(len(w.literals.texts) for w in watches if w.literals is not None)
-    if count + len(names) + len(texts) > MAX_STARTS:
+    if count + len(names) + len(texts) + len(led_names) + len(led_texts) > MAX_STARTS:
         return None  # a chunk would be searched for each: the general path's search is cheaper
-    return tuple(names), tuple(texts)
+    return names, texts, led_names, led_texts
 
 
 def literals_only(watches: list[Watch], pending: tuple[tuple[str, bool], ...]) -> bool:
