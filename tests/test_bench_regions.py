@@ -33,7 +33,10 @@ GENERATED = ROOT / "generated"
 FAMILIES = sorted(p.stem for p in GENERATED.glob("*.json"))
 SIZE = 8192
 REFRESH = "the test data changed: python -m rtc.compiler.bench.refresh_samples tests/data"
-ALL_STREAMS = [f"{r}{v}" for r in REGIONS for v in ("", ":unicode")]
+# Every region in English and non-ASCII prose; the answer also mostly code (prose.VARIANT_REGIONS).
+ALL_STREAMS = [
+    f"{r}{v}" for r in REGIONS for v in ("", ":unicode", ":code") if v != ":code" or r == "answer"
+]
 
 
 # --- prose and chunks --------------------------------------------------------------------------
@@ -47,8 +50,17 @@ def test_prose_is_deterministic_and_ordinary(variant: str) -> None:
     assert text == text.strip()
     assert "\n\n" in text and regex.search(r"(?m)^(?:- |\d+\. )\S", text)  # paragraphs, lists
     assert regex.search(r"\d", text)
-    # Delimiter-shaped characters real templates open tool calls on are left out (see prose).
-    assert not set("[{'") & set(text)
+    # Delimiter-shaped characters real templates open tool calls on are left out (see prose);
+    # code has braces, but no "[" and no call-shaped JSON.
+    assert not set("['" if variant == "code" else "[{'") & set(text)
+    assert '{"name"' not in text
+
+
+def test_code_prose() -> None:
+    code = VARIANTS["code"](SIZE, 0)
+    assert code.count("```") >= 10 and code.count("<") >= 50 and "{" in code
+    assert regex.search(r"<div|template <|Map<", code)
+    assert not regex.search(r"\p{Han}", code)
 
 
 def test_english_and_unicode_prose() -> None:
@@ -110,7 +122,7 @@ def test_every_region_of_every_family_grows_from_its_sample(family: str) -> None
     names = {stream.name for stream in streams}
     for region in REGIONS:
         field = region_field(plan, region)
-        wanted = {region, f"{region}:unicode"}
+        wanted = {region, f"{region}:unicode"} | ({"answer:code"} if region == "answer" else set())
         if isinstance(field, str):
             assert not names & wanted
             assert {s["workload"] for s in skipped} >= wanted
@@ -194,7 +206,7 @@ def test_region_records_and_report() -> None:
     (record,) = report["templates"]
     assert record["workloads"] == []
     regions = {entry["name"]: entry for entry in record["regions"]}
-    assert list(regions) == ["answer", "answer:unicode", "arguments:unicode"]
+    assert list(regions) == ["answer", "answer:unicode", "answer:code", "arguments:unicode"]
     answer = regions["answer"]
     assert answer["field"] == "content" and answer["source"].startswith("tests/data/catalogue/")
     assert answer["chunks"] > len(token_chunks(answer_prose(1024, 1024)))  # and the fixture's
