@@ -78,7 +78,8 @@ The command line is ``rtc.compiler.cli.bench``. Where new work goes:
   ``workloads.workload_names``, which is what ``--workload`` accepts;
 - a new region stream (another region, another prose): a region in ``config.regions`` with its
   field in ``regions.region_field`` (and its samples: ``refresh_samples``), or a variant in
-  ``prose.VARIANTS`` and ``config.region_variants``;
+  ``prose.VARIANTS`` and ``config.region_variants`` (timed in some regions only:
+  ``prose.VARIANT_REGIONS``);
 - a new way of running every workload (e.g. a ``--batch`` of texts through one
   ``parse_response`` call, or OpenAI deltas from a ``DeltaStream``): its ops in ``sides.Sides``
   (one entry per side, so each is called the same way), one more row in ``runner._runs``, a
