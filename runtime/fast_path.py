@@ -132,7 +132,27 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         else:
-            _, lead, name, dirty, core, star, dollar, late, _, keep, core_set = fast[:11]
+            # (The whole tuple, one name each: a slice or a starred name builds a new object.)
+            (
+                _,
+                lead,
+                name,
+                dirty,
+                core,
+                star,
+                dollar,
+                late,
+                _,
+                keep,
+                core_set,
+                _,
+                _,
+                _,
+                _,
+                _,
+                _,
+                _,
+            ) = fast
             if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
             if core.__class__ is str:
@@ -249,7 +269,26 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         # The chunk changes what is held (this path may commit it, or hold more): whether it
         # still grows is read again after the general path.
         self._growing = None
-    _, lead, name, dirty, _, star, dollar, _, _, keep, core_set, pending, _, literals = fast[:14]
+    (
+        _,
+        lead,
+        name,
+        dirty,
+        _,
+        star,
+        dollar,
+        _,
+        _,
+        keep,
+        core_set,
+        pending,
+        _,
+        literals,
+        _,
+        _,
+        _,
+        _,
+    ) = fast
     if keep and self._tail:
         flush(self)
     buf = self._buf
