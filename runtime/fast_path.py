@@ -131,6 +131,17 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             # the start of a delimiter): the chunk is committed whole.
             name = fast[2]
             dirty = fast[3]
+        elif (
+            not buf
+            and (pair := fast[18])
+            and pair[0] not in text
+            and pair[1] not in text
+            and text[-1] not in fast[1]
+        ):
+            # The same case in a state that is simple but for its two core characters
+            # (fast[18]: see region_tuple), such as "<" and "[": two tests instead of one.
+            name = fast[2]
+            dirty = fast[3]
         else:
             # (The whole tuple, one name each: a slice or a starred name builds a new object.)
             (
@@ -145,6 +156,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 _,
                 keep,
                 core_set,
+                _,
                 _,
                 _,
                 _,
@@ -284,6 +296,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         pending,
         _,
         literals,
+        _,
         _,
         _,
         _,
@@ -477,11 +490,15 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     the rest (see step and held_case). A state is simple when one core character, its lead
     characters, and nothing else decide its common case (no ^ or $ alternative, no consumed
     text kept: the other branch sets it aside): ``feed()`` then tests it first ("" as its
-    core character where it is not: "" is in every chunk). ``keep``: the parser keeps
+    core character where it is not: "" is in every chunk); one simple but for its core, which
+    is two characters, has them as a pair (the last item), tested next. ``keep``: the parser keeps
     consumed text; this state does unless it drops it (``Fast.drops``)."""
     keep = keep and not f.drops
     pending = tuple((literal, led) for held, led in f.pending for literal in _texts((held,)))
-    simple = isinstance(f.core, str) and len(f.core) == 1 and not (f.late or f.dollar or keep)
+    plain = not (f.late or f.dollar or keep)
+    simple = plain and isinstance(f.core, str) and len(f.core) == 1
+    tested = _tested(f.core)
+    pair = tested if plain and isinstance(tested, tuple) else ()
     # (Fast.starts, where nothing else decides: no consumed text kept, no ^ or $ alternative,
     # no look-behind; then the longest of them.)
     starts, led = _texts(f.starts), _texts(f.starts_led)
@@ -493,7 +510,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         f.lead,
         name,
         dirty,
-        _tested(f.core),
+        tested,
         f.star,
         f.dollar,
         f.late,
@@ -507,6 +524,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         starts,
         max(map(len, starts + led), default=0),
         led,
+        pair,
     )
 
 

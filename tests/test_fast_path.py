@@ -30,6 +30,7 @@ from rtc.compiler.codegen import build_plan, render
 from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.compiler.regex_syntax import parse
 from rtc.compiler.regex_syntax.literal import literal_runs
+from rtc.runtime.fast_path import Fast, region_tuple
 from rtc.runtime.matching import SPACE_CHARS, starts_hold
 
 SETTINGS = settings(max_examples=400, derandomize=True, deadline=None, database=None)
@@ -59,6 +60,7 @@ PROSE = [
     " a<b",
     "{x}",
     " <",
+    " [1]",  # a core character of the states that watch "<" and "[" (a pair: see region_tuple)
 ]
 
 
@@ -150,6 +152,20 @@ def test_catalogue_fast_and_general_agree(name: str) -> None:
     parser = module.ResponseParser
     for chunks in catalogue_chunkings(module.TEMPLATE, 3, 7, ("\n ",)):
         assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), name
+
+
+def test_pairs_only_where_the_state_is_simple_but_for_its_core() -> None:
+    """The pair (the last item of region_tuple) is set only where the common case needs
+    nothing but the core and lead characters: no ^ or $ alternative, no consumed text kept."""
+    two = Fast(frozenset("<["), "", False, False)
+    assert region_tuple(two, "content", False, False)[18] == ("<", "[")
+    assert region_tuple(two, "content", False, False)[0] == ""  # not simple: the pair decides
+    assert region_tuple(two, "content", False, True)[18] == ()  # consumed text kept
+    assert region_tuple(two._replace(drops=True), "content", False, True)[18] == ("<", "[")
+    assert region_tuple(two._replace(dollar=True), "content", False, False)[18] == ()
+    assert region_tuple(two._replace(late=True), "content", False, False)[18] == ()
+    assert region_tuple(Fast("<", "", False, False), None, False, False)[18] == ()
+    assert region_tuple(Fast(frozenset("<[{"), "", False, False), None, False, False)[18] == ()
 
 
 def _literals(template: dict[str, Any]) -> list[str]:
