@@ -124,22 +124,19 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             return self._feed(text) if events else None
         # See Fast for why this is exact.
         buf = self._buf
-        if not buf and fast[0] not in text and text[-1] not in fast[1]:
-            # The common case of most states, first (fast[0] is the state's one core
-            # character, "" where the state is not that simple: see region_tuple): nothing
-            # held before, no core character, nothing to hold now (the chunk cannot end in
-            # the start of a delimiter): the chunk is committed whole.
-            name = fast[2]
-            dirty = fast[3]
-        elif (
+        if (
             not buf
-            and (pair := fast[18])
-            and pair[0] not in text
-            and pair[1] not in text
+            and (
+                fast[0] not in text
+                or ((pair := fast[18]) and pair[0] not in text and pair[1] not in text)
+            )
             and text[-1] not in fast[1]
         ):
-            # The same case in a state that is simple but for its two core characters
-            # (fast[18]: see region_tuple), such as "<" and "[": two tests instead of one.
+            # The common case of most states, first (fast[0] is the state's one core
+            # character, "" where the state is not that simple: see region_tuple; a state
+            # simple but for its two core characters, "<" and "[" say, has them in fast[18]):
+            # nothing held, no core character, nothing to hold now (the chunk cannot end in
+            # the start of a delimiter): the chunk is committed whole.
             name = fast[2]
             dirty = fast[3]
         else:
