@@ -36,6 +36,7 @@ consumed).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from . import nodes as n
@@ -254,7 +255,10 @@ def exclusive(literals: list[str | None]) -> tuple[str, ...] | None:
     if any(lit is None for lit in literals):
         return None
     found = tuple(dict.fromkeys(lit for lit in literals if lit is not None))
-    if any(a != b and a.startswith(b) for a in found for b in found):
+    # In sorted order the strings between a literal and a longer one it begins all begin with
+    # it too, so a prefix pair shows among neighbours: linear checks instead of every pair.
+    ordered = sorted(found)
+    if any(b.startswith(a) for a, b in itertools.pairwise(ordered)):
         return None
     return found
 
