@@ -40,6 +40,45 @@ REASONING_NAMES = ("reasoning_content", "thinking", "reasoning")
 _RESERVED = frozenset({"role", "content", "tool_calls"})
 
 
+_KEYS: dict[tuple[type, Any], tuple[Any, ...]] = {}
+
+
+def _keys_of(cls: type[OpenAIDeltaStream], reasoning_key: Any) -> tuple[Any, ...]:
+    """``(keys, delta keys by field, keys the message takes from the deltas only, fields the
+    stream sends)`` of a stream class asked for ``reasoning_key``: checked and worked out once
+    per class and key (a server makes a stream per request, with the same key each time)."""
+    # Kept for a key name or a tuple of them (hashable), for at most 256 class-key pairs.
+    cacheable = reasoning_key.__class__ is str or (
+        reasoning_key.__class__ is tuple and all(k.__class__ is str for k in reasoning_key)
+    )
+    known = _KEYS.get((cls, reasoning_key)) if cacheable else None
+    if known is not None:
+        return known
+    keys = (reasoning_key,) if isinstance(reasoning_key, str) else tuple(reasoning_key)
+    if not keys or any(not isinstance(k, str) or not k or k in _RESERVED for k in keys):
+        raise ValueError(
+            "reasoning_key must be a key name or a tuple of them, other than "
+            f"role, content and tool_calls; got {reasoning_key!r}"
+        )
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"reasoning_key names a key twice: {reasoning_key!r}")
+    reasoning = keys[0] if len(keys) == 1 else keys
+    delta_keys = tuple(
+        reasoning if role == "reasoning" else role if role == "content" else None
+        for role in cls._roles
+    )
+    fields = cls._parser.fields
+    known = (
+        keys,
+        delta_keys,
+        _RESERVED.union(keys),  # keys of the OpenAI message, from the deltas only
+        frozenset(f.name for f, role in zip(fields, cls._roles, strict=True) if role),
+    )
+    if cacheable and len(_KEYS) < 256:
+        _KEYS[cls, reasoning_key] = known
+    return known
+
+
 class OpenAIDeltaStream:
     """OpenAI ``delta`` dicts for one generation: ``initial_deltas``, then ``feed()`` each
     chunk, then ``finish()``. ``problems`` lists what the stream could not express exactly."""
@@ -72,14 +111,7 @@ class OpenAIDeltaStream:
         id_factory: Callable[[], str] | None = None,
         on_error: str = "content",
     ) -> None:
-        keys = (reasoning_key,) if isinstance(reasoning_key, str) else tuple(reasoning_key)
-        if not keys or any(not isinstance(k, str) or not k or k in _RESERVED for k in keys):
-            raise ValueError(
-                "reasoning_key must be a key name or a tuple of them, other than "
-                f"role, content and tool_calls; got {reasoning_key!r}"
-            )
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"reasoning_key names a key twice: {reasoning_key!r}")
+        keys, delta_keys, self._taken, self._own = _keys_of(type(self), reasoning_key)
         if on_error not in ("content", "raise"):
             raise ValueError(f'on_error must be "content" or "raise", got {on_error!r}')
         parser = self._parser
@@ -87,11 +119,6 @@ class OpenAIDeltaStream:
         p = self._p = parser(prefix, tools=tools, serving=Serving(recover=recover))
         self.problems: list[dict[str, Any]] = []
         self._reasoning_keys = keys
-        reasoning = keys[0] if len(keys) == 1 else keys
-        delta_keys = tuple(
-            reasoning if role == "reasoning" else role if role == "content" else None
-            for role in self._roles
-        )
         fields = parser.fields
         self._texts = TextDeltas(fields, self._roles, delta_keys, self._strip, self.problems)
         self._tool_calls = CallDeltas(
@@ -103,8 +130,6 @@ class OpenAIDeltaStream:
             self.problems,
             self._texts.content,
         )
-        self._taken = _RESERVED.union(keys)  # keys of the OpenAI message, from the deltas only
-        self._own = frozenset(f.name for f, role in zip(fields, self._roles, strict=True) if role)
         self._finished = False
         self.initial_deltas: list[dict[str, Any]] = [{"role": "assistant"}]
         self._texts.defaults(parser.new_message(), self.initial_deltas)

@@ -236,9 +236,19 @@ def test_missing_required_field() -> None:
 
 
 def test_misuse() -> None:
-    for bad in ({"reasoning_key": "content"}, {"reasoning_key": ()}, {"on_error": "ignore"}):
-        with pytest.raises(ValueError):
-            qwen3.DeltaStream("", **bad)
+    bad_keys: list[Any] = ["content", (), ("r", "r"), ("r", ["x"]), ("r", 1), ["r", "tool_calls"]]
+    # Twice each, before and after good keys (checked keys are kept per class: a bad one must
+    # never be).
+    for _ in range(2):
+        for key in bad_keys:
+            with pytest.raises(ValueError):
+                qwen3.DeltaStream("", reasoning_key=key)
+        for key in ("r", ("r", "s"), ["r", "s"]):
+            assert qwen3.DeltaStream("", reasoning_key=key)._reasoning_keys == tuple(
+                [key] if isinstance(key, str) else key
+            )
+    with pytest.raises(ValueError):
+        qwen3.DeltaStream("", on_error="ignore")
     s = qwen3.DeltaStream("")
     with pytest.raises(ValueError):
         s.finish("eos")
