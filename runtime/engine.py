@@ -215,8 +215,7 @@ class CompiledParser:
         if prefix:
             truncated = oneshot.truncate(self._anchor, prefix)
             if truncated:
-                self._buf = truncated
-                run(self, False, self.initial_events)
+                oneshot.read_prefix(self, truncated, self.initial_events)
                 self._settle()
 
     def _start(self, tools: dict[str, dict[str, Any]], serving: Serving | None) -> None:

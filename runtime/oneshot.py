@@ -95,37 +95,54 @@ def message(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any]:
     return out  # nothing to drop (the usual case): the dict, made for this parse alone
 
 
-# What the partial-mode pass over a truncated prefix left, by parser class and that text, for
-# prefixes in which no region closed. That pass is a pure function of the two: the scanners
-# depend only on the text, and with no close nothing is stored, no content parser runs and the
-# tools are never read. So a cached state is exactly what running the pass again would give.
-# This is how a prefilled prompt (`<think>\n` after the anchor) costs one pass. Bounded: short
-# prefixes, a few entries.
-_PREFIX_STATES: dict[
-    tuple[type[CompiledParser], str], tuple[int, int, bool, tuple[str, ...], dict[str, str]]
-] = {}
+# What the partial-mode pass over a truncated prefix left, by parser class, that text and what
+# was asked of the pass (its events; serving's captures in them), for prefixes in which no
+# region closed. That pass is a pure function of these: the scanners depend only on the text,
+# and with no close nothing is stored, no content parser runs and the tools are never read. So
+# a cached state is exactly what running the pass again would give. This is how a prefilled
+# prompt (`<think>\n` after the anchor) costs one pass, for a one-shot parse and for each
+# stream a server starts. Bounded: short prefixes, a few entries.
+_PREFIX_STATES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 MAX_KNOWN_PREFIX = 256
 MAX_KNOWN_PREFIXES = 256
+_PREFIX_EVENTS = frozenset({"region_open", "region_chunk"})
 
 
-def read_prefix(p: CompiledParser, truncated: str) -> None:
-    """Run a new parser's partial-mode pass over the truncated prefix, or restore what it left
-    (values closed in it go into the parser's message)."""
+def read_prefix(
+    p: CompiledParser, truncated: str, events: list[dict[str, Any]] | None = None
+) -> None:
+    """Run a new parser's partial-mode pass over the truncated prefix, its events to
+    ``events`` if given, or restore what it left and gave (values closed in it go into the
+    parser's message)."""
     cls = p.__class__
     p._buf = truncated
-    known = _PREFIX_STATES.get((cls, truncated))
+    key = (cls, truncated, events is not None, p.serving is not None)
+    known = _PREFIX_STATES.get(key)
     if known is not None:
-        p._pos, p.region, p._opened, parts, captures = known
+        p._pos, p.region, p._opened, parts, captures, p._opening, seen = known
         p._parts = list(parts)
         p._captures = dict(captures)
+        if events is not None:
+            # Copies: a consumer may change what it is handed.
+            for event in seen:
+                event = dict(event)
+                if "captures" in event:
+                    event["captures"] = dict(event["captures"])
+                events.append(event)
         return
-    events: list[dict[str, Any]] = []
-    run(p, False, events)
-    if len(truncated) <= MAX_KNOWN_PREFIX and not any(e["type"] == "region_close" for e in events):
+    found: list[dict[str, Any]] = [] if events is None else events
+    first = len(found)
+    run(p, False, found)
+    new = found[first:]
+    if len(truncated) <= MAX_KNOWN_PREFIX and all(e["type"] in _PREFIX_EVENTS for e in new):
         if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
             _PREFIX_STATES.clear()
-        state = (p._pos, p.region, p._opened, tuple(p._parts), dict(p._captures))
-        _PREFIX_STATES[cls, truncated] = state
+        seen = tuple(
+            {**e, "captures": dict(e["captures"])} if "captures" in e else dict(e)
+            for e in (new if events is not None else ())
+        )
+        state = (p._pos, p.region, p._opened, tuple(p._parts), dict(p._captures), p._opening)
+        _PREFIX_STATES[key] = (*state, seen)
 
 
 def feed_and_finalize(
