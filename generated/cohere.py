@@ -297,8 +297,16 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_THINKING = Fast("<", "", False, False, False, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
+_FAST_IN_THINKING = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    patterns=True,
+    starts=("<|END_THINKING|>", "<|START_THINKING|>", "<|END_OF_TURN_TOKEN|>"),
+)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -247,9 +247,16 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
-    "<", "", False, False, False, pending=((_OPEN_TOOL_CALLS_PREFIX, False),), patterns=True
+    "<",
+    "",
+    False,
+    False,
+    False,
+    pending=((_OPEN_TOOL_CALLS_PREFIX, False),),
+    patterns=True,
+    starts=("<end_of_turn>", "<start_function_response>", "<start_function_call>call:"),
 )
 
 
@@ -281,8 +288,16 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast("<", "", False, False, False, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
+_FAST_IN_TOOL_CALLS = Fast(
+    "<",
+    "",
+    False,
+    False,
+    False,
+    patterns=True,
+    starts=("<end_function_call>", "<end_of_turn>", "<start_function_response>"),
+)
 
 
 class ResponseParser(CompiledParser):

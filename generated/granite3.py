@@ -239,7 +239,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter; consumed text is not kept here
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_OUTSIDE = Fast(
     frozenset("<H"),
     "",
@@ -249,6 +249,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
     drops=True,
     patterns=True,
+    starts=(_CLOSE_CONTENT, _OPEN_THINKING_LITERALS, "<|tool_call|>", "<tool_call>"),
 )
 
 
@@ -286,8 +287,17 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter; consumed text is not kept here
-_FAST_IN_THINKING = Fast(frozenset("<H"), "", False, False, False, drops=True, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<H' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
+_FAST_IN_THINKING = Fast(
+    frozenset("<H"),
+    "",
+    False,
+    False,
+    False,
+    drops=True,
+    patterns=True,
+    starts=("Here is my response:", "</think>", "<|end_of_text|>"),
+)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -255,8 +255,16 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast(frozenset(")<"), "", False, False, False, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
+_FAST_IN_TOOL_CALLS = Fast(
+    frozenset(")<"),
+    "",
+    False,
+    False,
+    False,
+    patterns=True,
+    starts=(")", "<|python_end|>", "<|eot|>", "<|eom|>"),
+)
 
 
 class ResponseParser(CompiledParser):

@@ -262,8 +262,10 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; consumed text is not kept here
-_FAST_IN_THINKING = Fast(frozenset("<["), "", False, False, False, drops=True, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
+_FAST_IN_THINKING = Fast(
+    frozenset("<["), "", False, False, False, drops=True, patterns=True, starts=("[/THINK]", "</s>")
+)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -304,8 +304,10 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=True, starts=("</think>", "<think>", "<|im_end|>")
+)
 
 
 # Inside 'tool_calls': only its close is watched.
@@ -340,8 +342,10 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter
-_FAST_IN_TOOL_CALLS = Fast(frozenset(")<"), "", False, False, False, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
+_FAST_IN_TOOL_CALLS = Fast(
+    frozenset(")<"), "", False, False, False, patterns=True, starts=(")", "<|im_end|>")
+)
 
 
 class ResponseParser(CompiledParser):

@@ -180,8 +180,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<f' cannot complete a delimiter; consumed text is not kept here
-_FAST_OUTSIDE = Fast(frozenset("<f"), "", False, False, False, drops=True, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<f' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
+_FAST_OUTSIDE = Fast(
+    frozenset("<f"),
+    "",
+    False,
+    False,
+    False,
+    drops=True,
+    patterns=True,
+    starts=("functools", "<|end|>", "<|endoftext|>"),
+)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -270,7 +270,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "",
@@ -279,6 +279,13 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    starts=(
+        _OPEN_REASONING_CONTENT,
+        _CLOSE_CONTENT_LITERALS,
+        "<｜tool_calls_begin｜>",
+        "<｜tool_sep｜>",
+        "<｜tool_call_begin｜>",
+    ),
 )
 
 
@@ -312,8 +319,10 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
     return i, j, -2, None
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter
-_FAST_IN_REASONING_CONTENT = Fast("<", "", False, False, False, patterns=True)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
+_FAST_IN_REASONING_CONTENT = Fast(
+    "<", "", False, False, False, patterns=True, starts=("</think>", "<think>", "<|EOT|>")
+)
 
 
 # Inside 'tool_calls': only its close is watched.

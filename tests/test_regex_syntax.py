@@ -211,12 +211,15 @@ def _lead_core_holds(lc: LeadCore, span: str, partial: bool) -> bool:
     return False
 
 
-def _leading_holds(leading: tuple[str, ...], span: str, partial: bool) -> bool:
-    """A match begins with one of ``leading``; a partial one may also be a proper prefix of
-    one (an empty match at the end of the text, which a partial search need not mark, too)."""
-    if any(span.startswith(x) for x in leading):
+def _leading_holds(leading: tuple[str, ...], text: str, m: regex.Match[str]) -> bool:
+    """The text from the match's start begins with one of ``leading`` (a look-ahead's match
+    may be empty there); a partial match's (it runs to the end of the text) may also be a
+    proper prefix of one, and so may an empty match at the end of the text, which a partial
+    search need not mark."""
+    rest = text[m.start() :]
+    if any(rest.startswith(x) for x in leading):
         return True
-    return partial and any(x.startswith(span) for x in leading)
+    return (m.partial or not rest) and any(x.startswith(rest) for x in leading)
 
 
 @SETTINGS
@@ -247,7 +250,7 @@ def test_analyses_hold_for_every_match(pattern: str, texts: list[str]) -> None:
             if lc is not None:
                 assert _lead_core_holds(lc, span, partial), (pattern, text, m, lc)
             if leading is not None:
-                assert _leading_holds(leading, span, partial), (pattern, text, m, leading)
+                assert _leading_holds(leading, text, m), (pattern, text, m, leading)
             if partial:
                 continue
             assert span or empty, (pattern, text, m)
@@ -396,15 +399,25 @@ LEADING = [
     (r"(?(DEFINE)(?P<v>\d+))<a>(?=(?&v))", ("<a>",)),
     (r"(?:<ab>\s*)?<a>\s*(?P<name>[^<]+)", ("<ab>", "<a>")),
     (r"(?:<x>)?\{\s*", ("<x>", "{")),
+    ("a|b", ("a", "b")),
+    (r"(?=a)a", ("a",)),
+    (r"(?:<x>|<y>)\s*", ("<x>", "<y>")),
+    (r"</t>\s*|(?=<t>|<e>)|<f>", ("</t>", "<t>", "<e>", "<f>")),
+    (r"(?:<a>\s*)?(?:<b>\s*)?<c>", ("<a>", "<b>", "<c>")),
+    (r"\n?</r>|</s>", ("\n", "</r>", "</s>")),
+    (r"(?:<x>|<y>)z(?(DEFINE)(?P<v>\d+))", ("<x>z", "<y>z")),
+    (r"(?:|<a>)b", ("b", "<a>b")),
 ]
 LEADING_UNKNOWN = [
-    "a|b",
+    "a|\\s*b",
+    r"(?:^|<a>)",
+    r"(?<=x)a|b",
+    r"(?!a)b",
     "(?i)<a>",
     r"\s*<a>",
     r"(?:<ab>)??<a>",
     r"(?:<ab>)?\s*<a>",
     r"a\Kb",
-    r"(?=a)a",
 ]
 
 
@@ -435,9 +448,52 @@ def test_leading_literals_of_optional_openers(
     assert leading is not None, pattern
     compiled = regex.compile(pattern, regex.DOTALL)
     for text in texts:
-        for m, partial in _matches(compiled, text):
-            span = text[m.start() : m.end()]
-            assert _leading_holds(leading, span, partial), (pattern, text, m, leading)
+        for m, _ in _matches(compiled, text):
+            assert _leading_holds(leading, text, m), (pattern, text, m, leading)
+
+
+# Pieces the leading-literal analysis reads (literals, optional groups, choices, look-aheads)
+# and what may follow them.
+_HEADS = ["<a>", "<ab", "a<", "b", "\\n"]
+_TAILS = ["", "\\s*", "[^<]*", "(?=b)", "\\s*x", "(?:<a>)?", "$"]
+
+
+@st.composite
+def _led_patterns(draw: st.DrawFn, depth: int = 2) -> str:
+    """A pattern whose first items are of the shapes ``leading_literals`` reads."""
+    kind = draw(
+        st.sampled_from(["literal", "optional", "choice", "ahead"] if depth else ["literal"])
+    )
+    head = draw(st.sampled_from(_HEADS))
+    if kind == "optional":
+        head = f"(?:{head}{draw(st.sampled_from(_TAILS))}){draw(st.sampled_from(['?', '?+']))}"
+        head += draw(_led_patterns(depth - 1))
+    elif kind == "choice":
+        branches = draw(st.lists(_led_patterns(depth - 1), min_size=2, max_size=3))
+        head = "(?:" + "|".join(branches) + ")" if draw(st.booleans()) else "|".join(branches)
+    elif kind == "ahead":
+        head = f"(?={'|'.join(draw(st.lists(st.sampled_from(_HEADS), min_size=1, max_size=2)))})"
+        head += draw(st.sampled_from(["", "<", "<a"]))
+    return head + draw(st.sampled_from(_TAILS))
+
+
+@SETTINGS
+@given(
+    pattern=_led_patterns(),
+    texts=st.lists(st.text(alphabet="<ab>x \n", max_size=8), min_size=1, max_size=5),
+)
+def test_leading_literals_of_choices_and_look_aheads(pattern: str, texts: list[str]) -> None:
+    """Every match, complete or partial, from every position, begins where the text begins
+    with one of the leading literals (partial: or is a proper prefix of one)."""
+    if not _compiles(pattern):
+        return
+    leading = leading_literals(parse(pattern))
+    if leading is None:
+        return
+    compiled = regex.compile(pattern)
+    for text in texts:
+        for m, _ in _matches(compiled, text):
+            assert _leading_holds(leading, text, m), (pattern, text, m, leading)
 
 
 @pytest.mark.parametrize("pattern", ["a|b", "(?i)ab", r"a\Kb", r"\X<a>", r"\w+"])

@@ -133,28 +133,52 @@ def literal_prefix(tree: n.Tree) -> str | None:
 
 
 def leading_literals(tree: n.Tree) -> tuple[str, ...] | None:
-    """Literals one of which begins every match of ``tree``, or None (not known).
+    """Literals one of which begins the text at the start of every match of ``tree``, or None
+    (not known).
 
-    Two shapes: a pattern that begins with literal characters (``A...``), and one that begins
-    with a greedy optional group that begins with literal characters, then literal characters
-    (``(?:A...)?B...``), as tool-call openers are written. A match attempt at a position
-    matches those first items in order, character by character, so every match begins with
-    ``A`` (or ``B``, where the group is skipped), and every partial match (the attempt runs
-    into the end of the text) is a proper prefix of one of them, or begins with one. Only
-    ``(?(DEFINE)...)`` may stand before them (it matches nothing and reads nothing). Not for a
-    lazy group (in partial mode the regex module reports an attempt that failed inside a lazy
-    repeat as a partial match over text it did not match), nor for patterns with ``\\K``."""
+    Read off the pattern's first items, as a match attempt at a position reads them:
+    literal characters (``A...``: every match begins with ``A``); a greedy optional group
+    (``(?:A...)?B...``, as tool-call openers are written: ``A`` where the group is taken, else
+    ``B``); a choice (``A...|B...``, ``(?:A|B)\\s*``: one of its branches' literals, each
+    branch read with what follows the choice); a look-ahead (``(?=A)``, ``(?=<a>|<b>)``: a
+    match begins where its body matches, so with one of its literals). The attempt matches
+    those literals character by character, so a partial match (the attempt runs into the end of
+    the text) is a proper prefix of one of them, or begins with one. Only ``(?(DEFINE)...)``
+    and empty items may stand before them (they match nothing and read nothing). Not for a lazy
+    group (in partial mode the regex module reports an attempt that failed inside a lazy repeat
+    as a partial match over text it did not match), nor for patterns with ``\\K``."""
     if tree.error is not None or tree.outside is not None:
         return None
     if any(isinstance(x, n.Keep) for x in n.walk(tree.root)):
         return None
-    items = [x for x in n.opened(tree.root) if not isinstance(x, (n.Define, n.Empty))]
-    first = items[0] if items else None
-    if isinstance(first, n.Repeat) and first.low == 0 and first.high == 1 and first.mode != n.LAZY:
-        inside, after = _leading(n.opened(first.body)), _leading(items[1:])
-        return (inside, after) if inside and after else None
-    found = _leading(items)
-    return (found,) if found else None
+    found = _starts(n.opened(tree.root))
+    return tuple(dict.fromkeys(found)) if found else None
+
+
+def _starts(items: list[n.Node]) -> list[str] | None:
+    """The literals every match of the sequence ``items`` begins with (see
+    :func:`leading_literals`), or None."""
+    items = [x for x in items if not isinstance(x, (n.Define, n.Empty))]
+    if not items:
+        return None
+    first, rest = items[0], items[1:]
+    if isinstance(first, n.Alt):
+        found: list[str] = []
+        for branch in first.branches:
+            inside = _starts(n.opened(branch) + rest)
+            if not inside:
+                return None
+            found += inside
+        return found
+    if isinstance(first, n.Repeat) and first.low == 0 and first.high == 1:
+        if first.mode == n.LAZY:
+            return None
+        inside, after = _starts(n.opened(first.body)), _starts(rest)
+        return inside + after if inside and after else None
+    if isinstance(first, n.Group) and first.kind == n.AHEAD:
+        return _starts(n.opened(first.body))
+    leading = _leading(items)
+    return [leading] if leading else None
 
 
 def _leading(items: list[n.Node]) -> str:
