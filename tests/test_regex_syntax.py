@@ -46,6 +46,7 @@ from rtc.compiler.regex_syntax import (
     top_level_alternatives,
 )
 from rtc.compiler.regex_syntax import nodes as n
+from rtc.runtime.matching import starts_hold
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = settings(PREFILTER_SETTINGS, max_examples=150)
@@ -400,19 +401,24 @@ LEADING = [
     (r"(?:<ab>\s*)?<a>\s*(?P<name>[^<]+)", ("<ab>", "<a>")),
     (r"(?:<x>)?\{\s*", ("<x>", "{")),
     ("a|b", ("a", "b")),
-    (r"(?=a)a", ("a",)),
     (r"(?:<x>|<y>)\s*", ("<x>", "<y>")),
     (r"</t>\s*|(?=<t>|<e>)|<f>", ("</t>", "<t>", "<e>", "<f>")),
     (r"(?:<a>\s*)?(?:<b>\s*)?<c>", ("<a>", "<b>", "<c>")),
     (r"\n?</r>|</s>", ("\n", "</r>", "</s>")),
     (r"(?:<x>|<y>)z(?(DEFINE)(?P<v>\d+))", ("<x>z", "<y>z")),
     (r"(?:|<a>)b", ("b", "<a>b")),
+    # A choice never taken back (atomic, possessive) is read without what follows it: in
+    # (?>a|ab)c, "ab" then "c" is no match, so "abc" is not a literal its matches begin with.
+    (r"(?:a|ab)c", ("ac", "abc")),
+    (r"(?>a|ab)c", ("a", "ab")),
+    (r"(?:a|ab){1}+c", ("a", "ab")),
 ]
 LEADING_UNKNOWN = [
     "a|\\s*b",
     r"(?:^|<a>)",
     r"(?<=x)a|b",
     r"(?!a)b",
+    r"(?=a)a",  # a look-ahead read only where nothing follows it
     "(?i)<a>",
     r"\s*<a>",
     r"(?:<ab>)??<a>",
@@ -454,8 +460,8 @@ def test_leading_literals_of_optional_openers(
 
 # Pieces the leading-literal analysis reads (literals, optional groups, choices, look-aheads)
 # and what may follow them.
-_HEADS = ["<a>", "<ab", "a<", "b", "\\n"]
-_TAILS = ["", "\\s*", "[^<]*", "(?=b)", "\\s*x", "(?:<a>)?", "$"]
+_HEADS = ["<a>", "<ab", "<a><", "a<", "b", "\\n"]
+_TAILS = ["", "x", "<b>", "\\s*", "[^<]*", "(?=b)", "\\s*x", "(?:<a>)?", "$"]
 
 
 @st.composite
@@ -470,7 +476,8 @@ def _led_patterns(draw: st.DrawFn, depth: int = 2) -> str:
         head += draw(_led_patterns(depth - 1))
     elif kind == "choice":
         branches = draw(st.lists(_led_patterns(depth - 1), min_size=2, max_size=3))
-        head = "(?:" + "|".join(branches) + ")" if draw(st.booleans()) else "|".join(branches)
+        group = draw(st.sampled_from(["(?:", "(?>", "(", ""]))
+        head = group + "|".join(branches) + ")" if group else "|".join(branches)
     elif kind == "ahead":
         head = f"(?={'|'.join(draw(st.lists(st.sampled_from(_HEADS), min_size=1, max_size=2)))})"
         head += draw(st.sampled_from(["", "<", "<a"]))
@@ -484,7 +491,9 @@ def _led_patterns(draw: st.DrawFn, depth: int = 2) -> str:
 )
 def test_leading_literals_of_choices_and_look_aheads(pattern: str, texts: list[str]) -> None:
     """Every match, complete or partial, from every position, begins where the text begins
-    with one of the leading literals (partial: or is a proper prefix of one)."""
+    with one of the leading literals (partial: or is a proper prefix of one); and, the other
+    way, in text where none of them occurs, the regex module's partial search starts where
+    the rest of the text is a proper prefix of one (``starts_hold``: what the fast path holds)."""
     if not _compiles(pattern):
         return
     leading = leading_literals(parse(pattern))
@@ -494,6 +503,10 @@ def test_leading_literals_of_choices_and_look_aheads(pattern: str, texts: list[s
     for text in texts:
         for m, _ in _matches(compiled, text):
             assert _leading_holds(leading, text, m), (pattern, text, m, leading)
+        hold = starts_hold(text, leading)
+        if hold >= 0:
+            m = compiled.search(text, partial=True)
+            assert hold == (len(text) if m is None else m.start()), (pattern, text, m, leading)
 
 
 @pytest.mark.parametrize("pattern", ["a|b", "(?i)ab", r"a\Kb", r"\X<a>", r"\w+"])

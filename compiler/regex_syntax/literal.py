@@ -140,8 +140,11 @@ def leading_literals(tree: n.Tree) -> tuple[str, ...] | None:
     literal characters (``A...``: every match begins with ``A``); a greedy optional group
     (``(?:A...)?B...``, as tool-call openers are written: ``A`` where the group is taken, else
     ``B``); a choice (``A...|B...``, ``(?:A|B)\\s*``: one of its branches' literals, each
-    branch read with what follows the choice); a look-ahead (``(?=A)``, ``(?=<a>|<b>)``: a
-    match begins where its body matches, so with one of its literals). The attempt matches
+    branch read with what follows the choice); an atomic group (``(?>A|AB)``: a match begins
+    where its body matches, so with one of its body's literals, read without what follows: a
+    choice made there is never taken back, so ``AB`` then what follows need not be a match
+    where ``A`` comes first); a look-ahead with nothing after it (``(?=A)``, ``(?=<a>|<b>)``,
+    as a branch: ``</t>|(?=<t>)``). The attempt matches
     those literals character by character, so a partial match (the attempt runs into the end of
     the text) is a proper prefix of one of them, or begins with one. Only ``(?(DEFINE)...)``
     and empty items may stand before them (they match nothing and read nothing). Not for a lazy
@@ -151,8 +154,21 @@ def leading_literals(tree: n.Tree) -> tuple[str, ...] | None:
         return None
     if any(isinstance(x, n.Keep) for x in n.walk(tree.root)):
         return None
-    found = _starts(n.opened(tree.root))
+    found = _starts(_items(tree.root))
     return tuple(dict.fromkeys(found)) if found else None
+
+
+def _items(node: n.Node) -> list[n.Node]:
+    """``node`` as the sequence of what it matches in order (``nodes.opened``), but with atomic
+    groups and possessive repeats kept whole: what follows one cannot make it give back a
+    choice, so its branches are not read with what follows it."""
+    if isinstance(node, n.Seq):
+        return [x for item in node.items for x in _items(item)]
+    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP):
+        return _items(node.body)
+    if isinstance(node, n.Repeat) and node.low == node.high == 1 and node.mode != n.POSSESSIVE:
+        return _items(node.body)
+    return [node]
 
 
 def _starts(items: list[n.Node]) -> list[str] | None:
@@ -165,7 +181,7 @@ def _starts(items: list[n.Node]) -> list[str] | None:
     if isinstance(first, n.Alt):
         found: list[str] = []
         for branch in first.branches:
-            inside = _starts(n.opened(branch) + rest)
+            inside = _starts(_items(branch) + rest)
             if not inside:
                 return None
             found += inside
@@ -173,10 +189,17 @@ def _starts(items: list[n.Node]) -> list[str] | None:
     if isinstance(first, n.Repeat) and first.low == 0 and first.high == 1:
         if first.mode == n.LAZY:
             return None
-        inside, after = _starts(n.opened(first.body)), _starts(rest)
+        inside, after = _starts(_items(first.body)), _starts(rest)
         return inside + after if inside and after else None
-    if isinstance(first, n.Group) and first.kind == n.AHEAD:
-        return _starts(n.opened(first.body))
+    if isinstance(first, n.Group) and first.kind == n.ATOMIC:
+        return _starts(_items(first.body))
+    if isinstance(first, n.Group) and first.kind == n.AHEAD and not rest:
+        # Last: an attempt that runs into the end of the text inside a look-ahead goes on
+        # after it as though it matched, and what follows may then fail on text already there
+        # (no partial match, where the look-ahead alone would have one).
+        return _starts(_items(first.body))
+    if isinstance(first, n.Repeat) and first.low == first.high == 1:
+        return _starts(_items(first.body))  # possessive {1}: atomic
     leading = _leading(items)
     return [leading] if leading else None
 
