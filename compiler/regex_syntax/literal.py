@@ -154,21 +154,8 @@ def leading_literals(tree: n.Tree) -> tuple[str, ...] | None:
         return None
     if any(isinstance(x, n.Keep) for x in n.walk(tree.root)):
         return None
-    found = _starts(_items(tree.root))
+    found = _starts(n.opened(tree.root, atomic=False))
     return tuple(dict.fromkeys(found)) if found else None
-
-
-def _items(node: n.Node) -> list[n.Node]:
-    """``node`` as the sequence of what it matches in order (``nodes.opened``), but with atomic
-    groups and possessive repeats kept whole: what follows one cannot make it give back a
-    choice, so its branches are not read with what follows it."""
-    if isinstance(node, n.Seq):
-        return [x for item in node.items for x in _items(item)]
-    if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP):
-        return _items(node.body)
-    if isinstance(node, n.Repeat) and node.low == node.high == 1 and node.mode != n.POSSESSIVE:
-        return _items(node.body)
-    return [node]
 
 
 def _starts(items: list[n.Node]) -> list[str] | None:
@@ -181,7 +168,7 @@ def _starts(items: list[n.Node]) -> list[str] | None:
     if isinstance(first, n.Alt):
         found: list[str] = []
         for branch in first.branches:
-            inside = _starts(_items(branch) + rest)
+            inside = _starts(n.opened(branch, atomic=False) + rest)
             if not inside:
                 return None
             found += inside
@@ -189,17 +176,19 @@ def _starts(items: list[n.Node]) -> list[str] | None:
     if isinstance(first, n.Repeat) and first.low == 0 and first.high == 1:
         if first.mode == n.LAZY:
             return None
-        inside, after = _starts(_items(first.body)), _starts(rest)
+        inside, after = _starts(n.opened(first.body, atomic=False)), _starts(rest)
         return inside + after if inside and after else None
-    if isinstance(first, n.Group) and first.kind == n.ATOMIC:
-        return _starts(_items(first.body))
-    if isinstance(first, n.Group) and first.kind == n.AHEAD and not rest:
-        # Last: an attempt that runs into the end of the text inside a look-ahead goes on
-        # after it as though it matched, and what follows may then fail on text already there
-        # (no partial match, where the look-ahead alone would have one).
-        return _starts(_items(first.body))
-    if isinstance(first, n.Repeat) and first.low == first.high == 1:
-        return _starts(_items(first.body))  # possessive {1}: atomic
+    # Read by its body alone: an atomic group or possessive {1} (what follows cannot make it
+    # give a choice back), and a look-ahead only when last (an attempt that runs into the end
+    # of the text inside one goes on after it as though it matched, and what follows may then
+    # fail on text already there: no partial match, where the look-ahead alone has one).
+    if (
+        isinstance(first, n.Group)
+        and (first.kind == n.ATOMIC or (first.kind == n.AHEAD and not rest))
+        or isinstance(first, n.Repeat)
+        and first.low == first.high == 1
+    ):
+        return _starts(n.opened(first.body, atomic=False))
     leading = _leading(items)
     return [leading] if leading else None
 

@@ -271,15 +271,23 @@ def walk(node: Node) -> Iterator[Node]:
         stack.extend(reversed(children(here)))
 
 
-def opened(node: Node) -> list[Node]:
+def opened(node: Node, atomic: bool = True) -> list[Node]:
     """``node`` as the sequence of what it matches in order: sequences, and groups matched
-    exactly once (capturing, non-capturing, atomic; ``{1}``), opened up."""
+    exactly once (capturing, non-capturing, atomic; ``{1}``), opened up. ``atomic=False``
+    keeps atomic groups and possessive ``{1}`` whole: a reader of their choices must not read
+    them with what follows (what follows cannot make them give a choice back)."""
     if isinstance(node, Seq):
-        return [x for item in node.items for x in opened(item)]
-    if isinstance(node, Group) and node.kind in (CAPTURE, GROUP, ATOMIC):
-        return opened(node.body)
-    if isinstance(node, Repeat) and node.low == node.high == 1:
-        return opened(node.body)
+        return [x for item in node.items for x in opened(item, atomic)]
+    if isinstance(node, Group) and node.kind in (
+        (CAPTURE, GROUP, ATOMIC) if atomic else (CAPTURE, GROUP)
+    ):
+        return opened(node.body, atomic)
+    if (
+        isinstance(node, Repeat)
+        and node.low == node.high == 1
+        and (atomic or node.mode != POSSESSIVE)
+    ):
+        return opened(node.body, atomic)
     return [node]
 
 
