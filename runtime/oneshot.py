@@ -123,26 +123,25 @@ def read_prefix(
         p._parts = list(parts)
         p._captures = dict(captures)
         if events is not None:
-            # Copies: a consumer may change what it is handed.
-            for event in seen:
-                event = dict(event)
-                if "captures" in event:
-                    event["captures"] = dict(event["captures"])
-                events.append(event)
+            events += map(_copy_event, seen)  # a consumer may change what it is handed
         return
-    found: list[dict[str, Any]] = [] if events is None else events
-    first = len(found)
-    run(p, False, found)
-    new = found[first:]
+    new: list[dict[str, Any]] = []
+    run(p, False, new)
+    if events is not None:
+        events += new
     if len(truncated) <= MAX_KNOWN_PREFIX and all(e["type"] in _PREFIX_EVENTS for e in new):
         if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
             _PREFIX_STATES.clear()
-        seen = tuple(
-            {**e, "captures": dict(e["captures"])} if "captures" in e else dict(e)
-            for e in (new if events is not None else ())
-        )
+        seen = tuple(map(_copy_event, new)) if events is not None else ()
         state = (p._pos, p.region, p._opened, tuple(p._parts), dict(p._captures), p._opening)
         _PREFIX_STATES[key] = (*state, seen)
+
+
+def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a prefix event that shares nothing mutable (a region_open's captures)."""
+    if "captures" in event:
+        return {**event, "captures": dict(event["captures"])}
+    return dict(event)
 
 
 def feed_and_finalize(

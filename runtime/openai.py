@@ -24,6 +24,7 @@ Standard library only (the compiled patterns it is handed come from the generate
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -40,20 +41,20 @@ REASONING_NAMES = ("reasoning_content", "thinking", "reasoning")
 _RESERVED = frozenset({"role", "content", "tool_calls"})
 
 
-_KEYS: dict[tuple[type, Any], tuple[Any, ...]] = {}
-
-
 def _keys_of(cls: type[OpenAIDeltaStream], reasoning_key: Any) -> tuple[Any, ...]:
     """``(keys, delta keys by field, keys the message takes from the deltas only, fields the
-    stream sends)`` of a stream class asked for ``reasoning_key``: checked and worked out once
-    per class and key (a server makes a stream per request, with the same key each time)."""
-    # Kept for a key name or a tuple of them (hashable), for at most 256 class-key pairs.
-    cacheable = reasoning_key.__class__ is str or (
+    stream sends)`` of a stream class asked for ``reasoning_key``: worked out once per class
+    and key where the key is a name or a tuple of names (a server makes a stream per request,
+    with the same key each time); a bad key raises, and is never kept."""
+    if reasoning_key.__class__ is str or (
         reasoning_key.__class__ is tuple and all(k.__class__ is str for k in reasoning_key)
-    )
-    known = _KEYS.get((cls, reasoning_key)) if cacheable else None
-    if known is not None:
-        return known
+    ):
+        # (A class is hashable; typeshed's Hashable protocol does not say so of type[...].)
+        return _kept_keys(cls, reasoning_key)  # type: ignore[arg-type]
+    return _work_out_keys(cls, reasoning_key)
+
+
+def _work_out_keys(cls: type[OpenAIDeltaStream], reasoning_key: Any) -> tuple[Any, ...]:
     keys = (reasoning_key,) if isinstance(reasoning_key, str) else tuple(reasoning_key)
     if not keys or any(not isinstance(k, str) or not k or k in _RESERVED for k in keys):
         raise ValueError(
@@ -68,15 +69,15 @@ def _keys_of(cls: type[OpenAIDeltaStream], reasoning_key: Any) -> tuple[Any, ...
         for role in cls._roles
     )
     fields = cls._parser.fields
-    known = (
+    return (
         keys,
         delta_keys,
         _RESERVED.union(keys),  # keys of the OpenAI message, from the deltas only
         frozenset(f.name for f, role in zip(fields, cls._roles, strict=True) if role),
     )
-    if cacheable and len(_KEYS) < 256:
-        _KEYS[cls, reasoning_key] = known
-    return known
+
+
+_kept_keys = functools.lru_cache(maxsize=256)(_work_out_keys)
 
 
 class OpenAIDeltaStream:
