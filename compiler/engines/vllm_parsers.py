@@ -40,6 +40,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser
 
 from . import family
 from .deltas import REASONING_KEY, Request, merge, reasoning_open_after, tool_dicts
+from .prompt_tail import prompt_text, tail_reading
 
 logger = init_logger("rtc.engines.vllm")
 
@@ -148,10 +149,11 @@ def family_reasoning_names() -> tuple[str, ...]:
 class _Model:
     """What every request to one served model shares, read once (at its first request): what
     vLLM's serving layer reads once at start-up to limit a request's output tokens, and the
-    tokens that end a generation as ``stop``. Reading the generation configuration opens the
-    model's files: milliseconds, too much for every request."""
+    tokens that end a generation as ``stop``, and how its tokenizer decodes a prompt's end
+    alone (``prompt_tail``). Reading the generation configuration opens the model's files:
+    milliseconds, too much for every request."""
 
-    __slots__ = ("max_model_len", "defaults", "override", "stop_ids")
+    __slots__ = ("max_model_len", "defaults", "override", "stop_ids", "tail")
 
     def __init__(self, tokenizer: Any, config: Any) -> None:
         self.max_model_len: int | None = None
@@ -172,6 +174,8 @@ class _Model:
         more = (generation or {}).get("eos_token_id")
         found.update([more] if isinstance(more, int) else more or ())
         self.stop_ids = frozenset(found)
+        # How the end of a prompt is decoded alone (prompt_tail: the whole prompt otherwise).
+        self.tail = tail_reading(tokenizer)
 
 
 _MODELS: dict[tuple[int, int], tuple[Any, Any, _Model]] = {}
@@ -327,7 +331,11 @@ class RtcParser(Parser):
         ids = list(prompt_token_ids)
         if ids != self._prompt_ids:
             self._prompt_ids = ids
-            self._prefix = _decode(self.model_tokenizer, ids)
+            # The prompt's end where it reads as the whole (a prompt of thousands of tokens
+            # costs milliseconds to decode whole): see prompt_tail.
+            tail = _model(self.model_tokenizer, self._model_config).tail
+            text = prompt_text(tail, self._module.ResponseParser._anchor, ids)
+            self._prefix = _decode(self.model_tokenizer, ids) if text is None else text
             self._request = None
 
     def is_reasoning_end(self, input_ids: list[int]) -> bool:
