@@ -179,9 +179,17 @@ def qwen3_server(tmp_path_factory: pytest.TempPathFactory) -> Server:
     return _run(_family_server("qwen3", tmp_path_factory.mktemp("qwen3") / "model"))
 
 
-def _check(server: Server, rid: str, text: str, *, length_at: int | None = None, **extra) -> None:
-    """Streamed and not, direct and over HTTP, ``text`` answers as rtc's stream does (cut by
-    ``max_tokens=length_at`` when given)."""
+def _check(
+    server: Server,
+    rid: str,
+    text: str,
+    *,
+    length_at: int | None = None,
+    prompt: str = QWEN3_PROMPT,
+    **extra: Any,
+) -> Any:
+    """Streamed and not, direct and over HTTP, ``text`` after ``prompt`` answers as rtc's
+    stream does (cut by ``max_tokens=length_at`` when given)."""
     module = server.chat.parser_cls.choice.module
     hf = getattr(server.tokenizer, "tokenizer", server.tokenizer)
     length = length_at is not None
@@ -189,7 +197,7 @@ def _check(server: Server, rid: str, text: str, *, length_at: int | None = None,
     if length:
         seen = hf.decode(hf.encode(text, add_special_tokens=False)[:length_at])
         extra["max_tokens"] = length_at
-    expected = _expected(module, seen, QWEN3_PROMPT, WEATHER, length=length)
+    expected = _expected(module, seen, prompt, WEATHER, length=length)
     finish = _finish(expected, length)
 
     async def check() -> None:
@@ -197,7 +205,7 @@ def _check(server: Server, rid: str, text: str, *, length_at: int | None = None,
             for stream in (True, False):
                 key = f"{rid}-{way}-{stream}"
                 server.script(key, text)
-                got = await call(server, key, QWEN3_PROMPT, WEATHER, stream, **extra)
+                got = await call(server, key, prompt, WEATHER, stream, **extra)
                 assert got == (expected, finish), key
 
     _run(check())
@@ -212,6 +220,19 @@ def test_several_calls_get_indexes_ids_and_typed_arguments(qwen3_server: Server)
         "get_time",
     ]
     assert json.loads(expected["tool_calls"][1][1]) == {"city": "Rome", "days": 3}  # typed by tools
+
+
+def test_a_long_conversation_is_read_from_its_last_turn(qwen3_server: Server) -> None:
+    # The plugin decodes the prompt from its last turn (prompt_tail): earlier turns hold the
+    # start anchor, calls, reasoning and characters byte tokens split; the last turn leaves
+    # reasoning open. The answer must read as parse_openai reads it after the whole prompt.
+    turn = (
+        "<|im_start|>user\nWetter in Köln? 日本 🙂<|im_end|>\n<|im_start|>assistant\n"
+        "<think>\nhm</think>\n\n" + THREE_CALLS + "<|im_end|>\n"
+    )
+    prompt = turn * 40 + "<|im_start|>user\nAnd now?<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    expected = _check(qwen3_server, "long", "Let me see.</think>\n\nSunny, 21°C.", prompt=prompt)
+    assert expected["reasoning"] == "Let me see." and expected["content"] == "Sunny, 21°C."
 
 
 def test_a_rejected_call_is_content_and_the_answer_goes_on(qwen3_server: Server) -> None:
