@@ -431,3 +431,20 @@ def test_compare_reports_messages_and_cpu_time(tmp_path: Path) -> None:
         "smollm3", spec["smollm3"]["tokenizer"], spec["smollm3"]["cases"][:2], 1
     )
     assert "hf" in smollm3["errors"] and "hf" not in smollm3["ratio"]  # join: hf refuses it
+
+
+def test_compare_with_earlier_turns_reads_the_same_messages(tmp_path: Path) -> None:
+    from vllm.tokenizers import get_tokenizer
+
+    from rtc.compiler.engines.vllm_compare import compare_family, with_history
+
+    spec = json.loads(write_comparison(tmp_path, ["qwen3"]).read_text())["qwen3"]
+    cases = spec["cases"][:3]
+    tokenizer = get_tokenizer(spec["tokenizer"])
+    longer = with_history(generated.get("qwen3"), tokenizer, cases, 2000)
+    for before, after in zip(cases, longer, strict=True):
+        assert after["prompt"].endswith(before["prompt"])
+        assert len(tokenizer.encode(after["prompt"], add_special_tokens=False)) >= 2000
+    plain = compare_family("qwen3", spec["tokenizer"], cases, 1)
+    long = compare_family("qwen3", spec["tokenizer"], cases, 1, history=2000)
+    assert long["differences"] == plain["differences"] and not long["errors"]

@@ -27,7 +27,9 @@ server builds it), ``adjust_request``, and each ``parse_delta`` call (parsers do
 per-request work in different places: ``hf`` loads its template when it is built, rtc reads the
 prompt at the first call); summed over the cases (the fastest of ``--repeat`` rounds), per
 token, minus the same for a parser that only wraps each chunk in a ``DeltaMessage`` (the floor).
-What building and adjusting cost is also reported by itself, per request.
+What building and adjusting cost is also reported by itself, per request. The fixtures' prompts
+are their last turn only; ``--history N`` puts N tokens of earlier turns before each
+(:func:`with_history`), where a parser that decodes the whole prompt pays for it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rtc.runtime.oneshot import truncate
 from rtc.runtime.openai import REASONING_NAMES
 
 __all__ = ["RECOMMENDED", "compare_family", "main"]
@@ -192,8 +195,12 @@ def _model_config(folder: str) -> Any:
     return ModelConfig(model=folder, tokenizer=folder)
 
 
-def compare_family(name: str, folder: str, cases: list[dict], repeat: int) -> dict[str, Any]:
-    """Messages and CPU time of rtc, hf and vLLM's recommended parsers for one family."""
+def compare_family(
+    name: str, folder: str, cases: list[dict], repeat: int, history: int = 0
+) -> dict[str, Any]:
+    """Messages and CPU time of rtc, hf and vLLM's recommended parsers for one family; with
+    ``history``, each prompt that holds the start anchor carries earlier turns first
+    (:func:`with_history`)."""
     from vllm.parser.parser_manager import ParserManager
     from vllm.tokenizers import get_tokenizer
 
@@ -204,6 +211,8 @@ def compare_family(name: str, folder: str, cases: list[dict], repeat: int) -> di
     vllm_plugin.register()  # the rtc-<family> names, as an installed plugin has them
     tokenizer = get_tokenizer(folder)
     model_config = _model_config(folder)
+    if history:
+        cases = with_history(generated.get(name), tokenizer, cases, history)
     sides: dict[str, Any] = {"rtc": _build(ParserManager, f"rtc-{name}", f"rtc-{name}", tokenizer)}
     errors: dict[str, str] = {}
     hf_template = _hf_template(generated.get(name).TEMPLATE)
@@ -283,6 +292,28 @@ def compare_family(name: str, folder: str, cases: list[dict], repeat: int) -> di
         "differences": differences,
         "errors": errors,
     }
+
+
+def with_history(module: Any, tokenizer: Any, cases: list[dict], tokens: int) -> list[dict]:
+    """The cases with at least ``tokens`` tokens of earlier conversation before each prompt that
+    holds the family's start anchor (a real request carries its earlier turns, and often the
+    tools' schemas, in the prompt: thousands of tokens): the family's fixtures, prompts and
+    answers, in turn. What the parsers read is the text after the anchor's last match, so the
+    messages do not change; what a parser spends on the prompt as a whole shows."""
+    earlier = "".join(case["prompt"] + case["text"] for case in cases)
+    if not earlier:
+        return cases
+    filler = earlier
+    while len(tokenizer.encode(filler, add_special_tokens=False)) < tokens:
+        filler += earlier
+    anchor = module.ResponseParser._anchor
+    out = []
+    for case in cases:
+        prompt = case["prompt"]
+        if prompt and truncate(anchor, prompt) != prompt:
+            case = {**case, "prompt": filler + prompt}
+        out.append(case)
+    return out
 
 
 def reference_message(name: str, case: dict[str, Any]) -> dict[str, Any]:
@@ -380,6 +411,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", nargs="*")
     parser.add_argument("--per-family", type=int, help="at most this many cases per family")
     parser.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        help="put at least this many tokens of earlier turns before each prompt (the family's "
+        "fixtures), as a multi-turn request carries them",
+    )
+    parser.add_argument(
         "--judge",
         type=Path,
         help="a --json result: say for each difference which side transformers 5.23.0 agrees "
@@ -397,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.families and name not in args.families:
             continue
         cases = family["cases"][: args.per_family] if args.per_family else family["cases"]
-        result = compare_family(name, family["tokenizer"], cases, args.repeat)
+        result = compare_family(name, family["tokenizer"], cases, args.repeat, args.history)
         results.append(result)
         us = ", ".join(f"{k} {v:.1f} µs" for k, v in result["us_per_token"].items())
         ratio = ", ".join(f"{k} {v:.1f}x" for k, v in result["ratio"].items())
