@@ -138,12 +138,13 @@ def test_where_the_tail_is_not_shown_to_read_as_the_whole_the_prompt_is_decoded_
     assert prompt_text(reading, ("<|assistant|>",), ids) is None
     assert prompt_text(None, ("<|im_start|>assistant\n",), ids) is None
     # Decoders outside the known steps: WordPiece, a Replace after the text is joined, CTC,
-    # a Strip of something other than spaces.
+    # a Strip of something other than spaces, a Replace other than SentencePiece's.
     for decoder in (
         decoders.WordPiece(),
         decoders.Sequence([decoders.Fuse(), decoders.Replace("a", "b")]),
         decoders.CTC(),
         decoders.Sequence([decoders.Fuse(), decoders.Strip("<", 1, 0)]),  # strips a "<"
+        decoders.Sequence([decoders.Replace("<", " "), decoders.Fuse()]),  # makes a space
     ):
         backend.decoder = decoder
         assert tail_reading(_Tokenizer(backend)) is None

@@ -19,14 +19,14 @@ character other than a space (a "clean" token: ``<|im_start|>``, ``<start_of_tur
 ``[INST]``, ``<｜Assistant｜>``): no such step changes that token's text at the start (it has no
 leading space or ``▁``; a Strip must strip spaces), and no character spans the cut (its first
 byte is ASCII, never part of a multi-byte character; ByteLevel reads a token it cannot map as
-the token's own UTF-8). So the text decoded from
-there is exactly the end of the whole prompt's text. The start anchor is a tuple of literals no
-two occurrences of which overlap (``truncate``): if one of them occurs in that end, the last
-match of the anchor in the whole text is in it (an occurrence reaching back over the cut would
-overlap any occurrence after the cut), and both texts are truncated to the same text. Where no
-literal occurs in the end, the cut moves back to the previous clean token, a few times; then
-the whole prompt is decoded. Other decoders, slow tokenizers and pattern anchors always decode
-the whole prompt.
+the token's own UTF-8; a Replace may only turn ``▁`` into a space, as SentencePiece's do). So
+the text decoded from there is exactly the end of the whole prompt's text. The start anchor is
+a tuple of literals no two occurrences of which overlap (``truncate``): if one of them occurs in
+that end, the last match of the anchor in the whole text is in it (an occurrence reaching back
+over the cut would overlap any occurrence after the cut), and both texts are truncated to the
+same text. Where no literal occurs in the end, the cut moves back to the previous clean token,
+a few times; then the whole prompt is decoded. Other decoders, slow tokenizers and pattern
+anchors always decode the whole prompt.
 """
 
 from __future__ import annotations
@@ -84,9 +84,15 @@ def _local(decoder: Any) -> bool:
     steps = _steps(decoder)
     if not steps or not {step["type"] for step in steps} <= LOCAL_STEPS:
         return False
-    # Strip removes its character from a start: only spaces (a clean token starts with none).
-    if any(step["type"] == "Strip" and step.get("content") != " " for step in steps):
-        return False
+    # Strip removes its character from a start: only spaces (a clean token starts with none);
+    # a Replace could make a clean token's first character a space: only SentencePiece's.
+    for step in steps:
+        if step["type"] == "Strip" and step.get("content") != " ":
+            return False
+        if step["type"] == "Replace" and (
+            step.get("pattern") != {"String": "▁"} or step.get("content") != " "
+        ):
+            return False
     types = [step["type"] for step in steps]
     joined = [i for i, kind in enumerate(types) if kind in JOINING]
     return not joined or set(types[joined[0] + 1 :]) <= AFTER_JOINING
