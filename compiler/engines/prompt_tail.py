@@ -4,7 +4,7 @@ An engine hands the parser the prompt's token ids; the parser reads only the pro
 the last match of its template's start anchor (``rtc.runtime.oneshot.truncate``): for a chat
 model, the assistant turn's header and what follows it. Decoding every token of the prompt to
 find it costs in proportion to the prompt: about 2 ms for a 10,000-token prompt on the
-development machine, per request, where parsing a 500-token answer costs about half that. So
+development machine, per request, as much as rtc spends on a few hundred streamed tokens. So
 the text is decoded from a token near the end instead, and the whole prompt only where that
 cannot be shown to give the same text after the anchor.
 
