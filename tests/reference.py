@@ -94,46 +94,9 @@ def canon(value: Any, seen: dict[int, int] | None = None, *, aliases: bool = Tru
     first appearance; a later appearance of the same object is recorded as ``("alias", n)``
     (unless ``aliases`` is false: then shared objects are written out in full, as JSON would).
 
-    Recursive where the value is shallow enough (most are: the suites canonicalize every call's
-    result, and this is about twice as fast); values nested deeper than Python's recursion limit
-    go to :func:`canon_deep`, which gives the same tree.
-    """
-    if seen is None:
-        seen = {}
-    known = len(seen)
-    try:
-        return _canon(value, seen, aliases)
-    except RecursionError:
-        for key in [key for key, order in seen.items() if order >= known]:
-            del seen[key]  # (what the failed walk added)
-        return canon_deep(value, seen, aliases=aliases)
-
-
-def _canon(value: Any, seen: dict[int, int], aliases: bool) -> Any:
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return (kind.__name__, value)  # (as _canon_scalar)
-    if kind is dict or kind is list or isinstance(value, _CONTAINERS):
-        if aliases and id(value) in seen:
-            return ("alias", seen[id(value)])
-        seen[id(value)] = len(seen)
-        if isinstance(value, dict):
-            return (
-                kind.__name__,
-                tuple(
-                    [(_canon(k, seen, aliases), _canon(v, seen, aliases)) for k, v in value.items()]
-                ),
-            )
-        return (kind.__name__, tuple([_canon(item, seen, aliases) for item in value]))
-    if isinstance(value, tuple):
-        return ("tuple", tuple([_canon(item, seen, aliases) for item in value]))
-    return _canon_scalar(value)
-
-
-def canon_deep(value: Any, seen: dict[int, int] | None = None, *, aliases: bool = True) -> Any:
-    """:func:`canon`'s tree, walked with an explicit stack, not by recursion: where an
-    interpreter's json parses thousands of levels (CPython 3.13 parses 3,000), parsers return
-    values nested deeper than Python's recursion limit, and they must be compared like any other.
+    Walks with an explicit stack, not by recursion: where an interpreter's json parses thousands
+    of levels (CPython 3.13 parses 3,000), parsers return values nested deeper than Python's
+    recursion limit, and they must be compared like any other.
     """
     if seen is None:
         seen = {}

@@ -6,9 +6,7 @@ import sys
 
 import pytest
 import regex
-from hypothesis import given
-from hypothesis import strategies as st
-from reference import Step, canon, canon_deep, diff_steps, exc_name, time_limit
+from reference import Step, canon, diff_steps, exc_name, time_limit
 
 pytestmark = pytest.mark.core
 
@@ -40,29 +38,6 @@ def test_canon_walks_values_deeper_than_the_recursion_limit() -> None:
         assert (kind, mapping, key) == ("list", "dict", ("str", "k"))
         levels += 1
     assert levels == depth
-
-
-_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3)
-_VALUES = st.recursive(
-    _SCALARS,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=2), inner, max_size=4)
-    | st.tuples(inner, inner),
-    max_leaves=20,
-)
-
-
-@given(value=_VALUES, share=st.booleans(), aliases=st.booleans())
-def test_canon_is_the_deep_walk(value: object, share: bool, aliases: bool) -> None:
-    # canon recurses (faster); canon_deep walks with a stack (any depth): the same tree, aliases
-    # numbered alike, with a `seen` shared across calls too.
-    if share:
-        value = [value, value, {"again": value}]
-    seen: dict[int, int] = {}
-    seen_deep: dict[int, int] = {}
-    assert canon(value, seen, aliases=aliases) == canon_deep(value, seen_deep, aliases=aliases)
-    assert canon(value, seen, aliases=aliases) == canon_deep(value, seen_deep, aliases=aliases)
-    assert seen == seen_deep
 
 
 def test_exc_name_spells_regex_errors() -> None:
