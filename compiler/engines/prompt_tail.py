@@ -82,7 +82,10 @@ def tail_reading(tokenizer: Any) -> TailReading | None:
 
 def _local(decoder: Any) -> bool:
     steps = _steps(decoder)
-    if not steps or not {step["type"] for step in steps} <= LOCAL_STEPS:
+    if not steps:
+        return False
+    types = [step["type"] for step in steps]
+    if not set(types) <= LOCAL_STEPS:
         return False
     # Strip removes its character from a start: only spaces (a clean token starts with none);
     # a Replace could make a clean token's first character a space: only SentencePiece's.
@@ -93,9 +96,8 @@ def _local(decoder: Any) -> bool:
             step.get("pattern") != {"String": "▁"} or step.get("content") != " "
         ):
             return False
-    types = [step["type"] for step in steps]
-    joined = [i for i, kind in enumerate(types) if kind in JOINING]
-    return not joined or set(types[joined[0] + 1 :]) <= AFTER_JOINING
+    joined = next((i for i, kind in enumerate(types) if kind in JOINING), None)
+    return joined is None or set(types[joined + 1 :]) <= AFTER_JOINING
 
 
 def _steps(step: Any) -> list[dict[str, Any]] | None:

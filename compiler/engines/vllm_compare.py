@@ -303,7 +303,9 @@ def with_history(module: Any, tokenizer: Any, cases: list[dict], tokens: int) ->
     earlier = "".join(case["prompt"] + case["text"] for case in cases)
     if not earlier:
         return cases
-    filler = earlier
+    # Encoded once, then repeated (a tokenizer may merge across a seam: checked after).
+    size = max(1, len(tokenizer.encode(earlier, add_special_tokens=False)))
+    filler = earlier * -(-tokens // size)
     while len(tokenizer.encode(filler, add_special_tokens=False)) < tokens:
         filler += earlier
     anchor = module.ResponseParser._anchor
