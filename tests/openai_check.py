@@ -18,6 +18,9 @@ from typing import Any
 from reference import RTC_TIMEOUT, Step, canon, exc_name, fresh, record_stream, time_limit
 
 ID = re.compile(r"call_[0-9a-f]{24}")
+CUT = "split-"
+"""How a two-way cut's chunking is labelled (``split-N``: cut at N), which ``check_chunkings``
+checks in one ``on_error`` mode."""
 
 
 class Client:
@@ -348,14 +351,14 @@ def check_chunkings(
     chunking, so are the (normalized) deltas.
 
     ``on_error="raise"`` is checked on every chunking but the two-way cuts (labels
-    ``split-N``, a short text cut at every position): whether raising changes a stream is a
+    :data:`CUT` ``N``, a short text cut at every position): whether raising changes a stream is a
     matter of the mode, which the other chunkings (whole, 1 to 8 characters, random cuts)
     show; the cuts are there for the chunk boundaries, and the mode's run was a quarter of
     their cost."""
     seen: dict[Any, tuple[str, list[Any]]] = {}
     answers = set()
     for label, chunks in chunkings.items():
-        both = not label.startswith("split-")
+        both = not label.startswith(CUT)
         problem, run, final = check_chunking(
             module, ref, loaded, prefix, tools, chunks, keys, both_modes=both
         )

@@ -24,7 +24,7 @@ import pytest
 from catalogue_data import family
 from hypothesis import event, given
 from hypothesis import strategies as st
-from openai_check import check_chunkings, counting_ids
+from openai_check import CUT, check_chunkings, counting_ids
 from reference import Reference, load
 from strategies import chunkings, prefixes, template_plans, texts, tool_lists
 from test_differential import deterministic
@@ -50,7 +50,7 @@ def _chunkings(text: str, seed: str, two_way: bool = True) -> dict[str, list[str
         ways[f"random-{k}"] = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
     if two_way and len(text) <= TWO_WAY_MAX:
         for cut in range(1, len(text)):
-            ways[f"split-{cut}"] = [text[:cut], text[cut:]]
+            ways[f"{CUT}{cut}"] = [text[:cut], text[cut:]]
     return ways
 
 
