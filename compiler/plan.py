@@ -16,7 +16,10 @@ import enum
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .regex_syntax.positions import Positions
 
 
 def template_sha256(template: dict[str, Any]) -> str:
@@ -173,6 +176,9 @@ class Fast:
     literals: bool = False
     # A pattern watch may hold text at the search position (lowering.states.pending_patterns).
     patterns: bool = False
+    # With patterns: the position automata (constant names) of the pattern watches that may be
+    # pending there, which read a chunk instead of the scanner (lowering.states.pending_steps).
+    steps: tuple[str, ...] = ()
     # The literals every match of every watch, complete or partial, begins with
     # (lowering.states.start_literals): the literal and literal-list constants of the state's
     # literal watches (their names), and its patterns' leading literals (their text); both
@@ -397,6 +403,8 @@ class Plan:
     literals: list[Literal]
     literal_lists: list[LiteralList]
     patterns: list[Pattern]
+    # Position automata of patterns (by the pattern constant's name): NAME_STEPS.
+    steps: dict[str, Positions]
     constants: list[Constant]  # template data (content_args, transforms, defaults)
     content_patterns: list[ContentPattern]
     value_functions: list[ValueFunction]

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -77,6 +78,11 @@ _CLOSE_CONTENT = regex.compile("<\\|tools_suffix\\|>|<\\|assistant_end\\|>\\s*",
 _CLOSE_CONTENT_RE = re.compile(
     "<\\|tools_suffix\\|>|<\\|assistant_end\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(
+    ("<|tools_suffix|><|assistant_end|>", ("\\s",)), {15: (), 33: (33,)}, (0, 16), (15, 32, 33)
 )
 # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|inner_prefix\\|>|<\\|tools_prefix\\...'
 _CLOSE_REASONING_CONTENT = regex.compile(
@@ -231,6 +237,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_REASONING_CONTENT, False),),
     behind=True,
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
 )
 
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -96,6 +97,14 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
 # close 'tool_calls': pattern '(?:```)?<\uff5ctool\u2581call\u2581end\uff5c>\\s*(?:<\uff5ctool\u2581calls\u2581end\uff5c>)?|<\uff5cend\u2581of...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:```)?<｜tool▁call▁end｜>\\s*(?:<｜tool▁calls▁end｜>)?|<｜end▁of▁sentence｜>", regex.DOTALL
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("```<｜tool▁call▁end｜>", ("\\s",), "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"),
+    {19: (20, 21), 20: (20, 21), 38: (), 57: ()},
+    (0, 3, 39),
+    (19, 20, 38, 57),
 )
 
 
@@ -331,6 +340,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     False,
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("```", "<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>"),
 )
 

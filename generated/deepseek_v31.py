@@ -22,6 +22,7 @@ from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -79,6 +80,31 @@ _OPEN_TOOL_CALLS = regex.compile(
     "(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?P<name>[^<]+?)\\s*<｜tool▁sep｜>\\s*",
     regex.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    (
+        "<｜tool▁calls▁begin｜>",
+        ("\\s",),
+        "<｜tool▁call▁begin｜>",
+        ("\\s",),
+        ("[^<]",),
+        ("\\s",),
+        "<｜tool▁sep｜>",
+        ("\\s",),
+    ),
+    {
+        19: (20, 21),
+        20: (20, 21),
+        39: (40, 41),
+        40: (40, 41),
+        41: (41, 42, 43),
+        42: (42, 43),
+        55: (55,),
+    },
+    (0, 21),
+    (54, 55),
+)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<\uff5ctool\u2581calls\u2581begin\uff5c>)|<\uff5cend\u2581of\u2581senten...'
 _CLOSE_REASONING_CONTENT = regex.compile(
     "</think>\\s*|(?=<think>|<｜tool▁calls▁begin｜>)|<｜end▁of▁sentence｜>", regex.DOTALL
@@ -96,6 +122,14 @@ _CLOSE_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<｜tool▁call▁end｜>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<｜tool▁calls▁end｜>)?|<｜end▁of▁sentence｜>",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("<｜tool▁call▁end｜>", ("\\s",), "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"),
+    {16: (17, 18), 17: (17, 18), 35: (), 54: ()},
+    (0, 36),
+    (16, 17, 35, 54),
 )
 
 
@@ -238,6 +272,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(
         _OPEN_REASONING_CONTENT,
         _CLOSE_CONTENT_LITERALS,
@@ -327,6 +362,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     False,
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>"),
 )
 

@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -94,6 +95,14 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("</｜DSML｜function_calls>|<｜end▁o
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<｜DSML｜function_calls>", ("\\s",), '<｜DSML｜invoke name="', ('[^"]',), '">', ("\\s",)),
+    {21: (22, 23), 22: (22, 23), 43: (43, 44), 46: (46,)},
+    (0, 23),
+    (45, 46),
+)
 # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5cfunction_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS_2 = regex.compile(
     '(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke name="', regex.DOTALL
@@ -115,6 +124,14 @@ _CLOSE_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</｜DSML｜invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</｜DSML｜function_calls>)?",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("</｜DSML｜invoke>", ("\\s",), "</｜DSML｜function_calls>"),
+    {14: (15, 16), 15: (15, 16), 38: ()},
+    (0,),
+    (14, 15, 38),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "</｜DSML｜invoke>"
@@ -295,6 +312,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(
         _OPEN_REASONING_CONTENT,
         _CLOSE_CONTENT_LITERALS,
@@ -403,6 +421,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("</｜DSML｜invoke>",),
 )
 

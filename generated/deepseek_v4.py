@@ -22,6 +22,7 @@ from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -84,6 +85,14 @@ _CLOSE_CONTENT_RARE = 17  # '\uff5c'
 # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<｜DSML｜tool_calls>\\s*)?<｜DSML｜invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<｜DSML｜tool_calls>", ("\\s",), '<｜DSML｜invoke name="', ('[^"]',), '">', ("\\s",)),
+    {17: (18, 19), 18: (18, 19), 39: (39, 40), 42: (42,)},
+    (0, 19),
+    (41, 42),
 )
 # open 'tool_calls': pattern '(?:<\uff5cDSML\uff5ctool_calls>\\s*)?<\uff5cDSML\uff5cinvoke name="(?P<name>[^"]+...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS_2 = regex.compile(
@@ -265,6 +274,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING, False), (_CLOSE_CONTENT, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_REASONING, _CLOSE_CONTENT, "<｜DSML｜tool_calls>", '<｜DSML｜invoke name="'),
 )
 

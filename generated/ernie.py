@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -68,6 +69,9 @@ TEMPLATE: dict[str, Any] = {
 _OPEN_RESPONSE_START = regex.compile("<response>\\n?", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_RESPONSE_START_RE = re.compile("<response>\\n?", re.DOTALL)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_RESPONSE_START_STEPS = Steps(("<response>\n",), {10: ()}, (0,), (9, 10))
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_RESPONSE_START_PREFIX = "<response>"
 _OPEN_RESPONSE_START_PREFIX_LEN = 10
@@ -88,6 +92,9 @@ _OPEN_TOOL_CALLS = regex.compile(
 _CLOSE_CONTENT = regex.compile("\\n?</response>|</s>", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_CONTENT_RE = re.compile("\\n?</response>|</s>", re.DOTALL)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(("\n</response></s>",), {11: (), 15: ()}, (0, 1, 12), (11, 15))
 # close 'thinking': pattern '</think>\\s*|</s>'
 _CLOSE_THINKING = regex.compile("</think>\\s*|</s>", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -95,6 +102,9 @@ _CLOSE_THINKING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|</s>",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_THINKING_STEPS = Steps(("</think>", ("\\s",), "</s>"), {8: (8,), 12: ()}, (0, 9), (7, 8, 12))
 # close 'response_start': pattern ''
 _CLOSE_RESPONSE_START = regex.compile("", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -283,7 +293,14 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
 _FAST_OUTSIDE = Fast(
-    "<", "\n", False, False, True, pending=((_OPEN_RESPONSE_START_PREFIX, False),), patterns=True
+    "<",
+    "\n",
+    False,
+    False,
+    True,
+    pending=((_OPEN_RESPONSE_START_PREFIX, False),),
+    patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS, _OPEN_RESPONSE_START_STEPS),
 )
 
 
@@ -319,7 +336,15 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_IN_THINKING = Fast(
-    "<", "", False, False, False, drops=True, patterns=True, starts=("</think>", "</s>")
+    "<",
+    "",
+    False,
+    False,
+    False,
+    drops=True,
+    patterns=True,
+    steps=(_CLOSE_THINKING_STEPS,),
+    starts=("</think>", "</s>"),
 )
 
 

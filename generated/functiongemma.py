@@ -22,6 +22,7 @@ from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -73,6 +74,11 @@ _OPEN_TOOL_CALLS_RE = re.compile(
     "<start_function_call>call:(?P<name>[^{<\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+)\\{",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<start_function_call>call:", ("[^{<\\s]",), "{"), {26: (26, 27), 27: ()}, (0,), (27,)
+)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<start_function_call>call:"
 _OPEN_TOOL_CALLS_PREFIX_LEN = 26
@@ -83,6 +89,14 @@ _CLOSE_CONTENT = regex.compile("(?:<end_of_turn>|<start_function_response>)\\s*"
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<end_of_turn>|<start_function_response>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(
+    ("<end_of_turn><start_function_response>", ("\\s",)),
+    {12: (38,), 38: (38,)},
+    (0, 13),
+    (12, 37, 38),
 )
 # close 'tool_calls': pattern '<end_function_call>|(?=<end_of_turn>|<start_function_respons...'
 _CLOSE_TOOL_CALLS = regex.compile(
@@ -256,6 +270,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS, _OPEN_TOOL_CALLS_STEPS),
     starts=("<end_of_turn>", "<start_function_response>", "<start_function_call>call:"),
 )
 

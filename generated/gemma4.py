@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -85,6 +86,9 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|tool_response>|<turn\\|>|<eos>")
 _OPEN_TOOL_CALLS = regex.compile("<\\|tool_call>call:(?P<name>\\w+)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _OPEN_TOOL_CALLS_RE = re.compile("<\\|tool_call>call:(?P<name>\\w+)", re.ASCII | re.DOTALL)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(("<|tool_call>call:", ("\\w",)), {17: (17,)}, (0,), (17,))
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<|tool_call>call:"
 _OPEN_TOOL_CALLS_PREFIX_LEN = 17
@@ -265,6 +269,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS_PREFIX, False),
     ),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_REASONING_CONTENT, _CLOSE_CONTENT_LITERALS, "<|tool_call>call:"),
 )
 

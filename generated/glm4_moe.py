@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -90,6 +91,11 @@ _OPEN_TOOL_CALLS = regex.compile("<tool_call>\\s*(?P<name>[^\\s<]+)", regex.DOTA
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?P<name>[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000<]+)",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<tool_call>", ("\\s",), ("[^\\s<]",)), {10: (11, 12), 11: (11, 12), 12: (12,)}, (0,), (12,)
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<tool_call>"
@@ -308,6 +314,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS_PREFIX, False),
     ),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_REASONING_CONTENT, _CLOSE_CONTENT_LITERALS, "<tool_call>"),
 )
 

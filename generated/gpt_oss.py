@@ -30,6 +30,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -125,6 +126,34 @@ _OPEN_CONTENT = regex.compile(
 _OPEN_CONTENT_RE = re.compile(
     "<\\|channel\\|>(?:final|commentary)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>",
     re.ASCII | re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_CONTENT_STEPS = Steps(
+    (
+        "<|channel|>finalcommentary",
+        ("\\s",),
+        "<|constrain|>",
+        ("\\w",),
+        ("\\s",),
+        ("\\w",),
+        ("\\s",),
+        "<|message|>",
+    ),
+    {
+        10: (11, 16),
+        15: (26, 27, 41, 43, 44),
+        25: (26, 27, 41, 43, 44),
+        26: (26, 27),
+        39: (40, 43, 44),
+        40: (40, 43, 44),
+        41: (41, 42),
+        42: (42, 43, 44),
+        43: (43, 44),
+        54: (),
+    },
+    (0,),
+    (54,),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_CONTENT_PREFIX = "<|channel|>"
@@ -324,6 +353,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_THINKING, False), (_OPEN_CONTENT_PREFIX, False)),
     patterns=True,
+    steps=(_OPEN_CONTENT_STEPS,),
 )
 
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 from rtc.runtime.transform import each_element
 
 require_api(4, __name__)
@@ -86,6 +87,14 @@ _CLOSE_THINKING = regex.compile(
 _CLOSE_THINKING_RE = re.compile(
     "(?:Here is my response:|</think>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|<\\|end_of_text\\|>",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_THINKING_STEPS = Steps(
+    ("Here is my response:</think>", ("\\s",), "<|end_of_text|>"),
+    {19: (28,), 28: (28,), 43: ()},
+    (0, 20, 29),
+    (19, 27, 28, 43),
 )
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
 _CLOSE_TOOL_CALLS = regex.compile(
@@ -296,6 +305,7 @@ _FAST_IN_THINKING = Fast(
     False,
     drops=True,
     patterns=True,
+    steps=(_CLOSE_THINKING_STEPS,),
     starts=("Here is my response:", "</think>", "<|end_of_text|>"),
 )
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail, match_spaces
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -63,6 +64,9 @@ _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|endoftext\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(("<|endoftext|>", ("\\s",)), {13: (13,)}, (0,), (12, 13))
 # close 'tool_calls': pattern '\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*'
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:\\G|(?<!\\s)|(?!\\s))(?:\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*)", regex.DOTALL
@@ -180,6 +184,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_TOOL_CALLS, False),),
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
     starts=(_OPEN_TOOL_CALLS, "<|endoftext|>"),
 )
 

@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -88,6 +89,31 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<eos:6124c78e>|</tool_calls>|</think>")
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<tool_calls>\\s*)?<tool_call>\\s*(?P<name>[^<\\s]+)\\s*<tool_sep>\\s*", regex.DOTALL
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    (
+        "<tool_calls>",
+        ("\\s",),
+        "<tool_call>",
+        ("\\s",),
+        ("[^<\\s]",),
+        ("\\s",),
+        "<tool_sep>",
+        ("\\s",),
+    ),
+    {
+        11: (12, 13),
+        12: (12, 13),
+        23: (24, 25),
+        24: (24, 25),
+        25: (25, 26, 27),
+        26: (26, 27),
+        37: (37,),
+    },
+    (0, 13),
+    (36, 37),
+)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>)|<eos:6124c78e>'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<eos:6124c78e>", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -101,6 +127,14 @@ _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*(?:</tool_calls>)?", regex.DO
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</tool_calls>)?",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("</tool_call>", ("\\s",), "</tool_calls>"),
+    {11: (12, 13), 12: (12, 13), 25: ()},
+    (0,),
+    (11, 12, 25),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "</tool_call>"
@@ -276,6 +310,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_REASONING_CONTENT, _CLOSE_CONTENT_LITERALS, "<tool_calls>", "<tool_call>"),
 )
 
@@ -373,6 +408,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("</tool_call>",),
 )
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -80,6 +81,14 @@ _CLOSE_CONTENT = regex.compile(
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|im_end\\|>|<\\|endofturn\\|>|<\\|stop\\|>|<\\|im_start\\|>assistant\\n)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(
+    ("<|im_end|><|endofturn|><|stop|><|im_start|>assistant\n", ("\\s",)),
+    {9: (53,), 22: (53,), 30: (53,), 53: (53,)},
+    (0, 10, 23, 31),
+    (9, 22, 30, 52, 53),
 )
 # close 'reasoning_content': pattern '<\\|im_end\\|>\\s*|(?=<\\|endofturn\\|>|<\\|stop\\|>)'
 _CLOSE_REASONING_CONTENT = regex.compile(
@@ -234,6 +243,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_REASONING_CONTENT, False),),
     behind=True,
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
 )
 
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -65,6 +66,56 @@ _OPEN_TOOL_CALLS_RE = re.compile(
     '<\\|action_start\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|plugin\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\{[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"name"[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*:[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"(?P<name>[^"]+)"[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*,[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*"(?:parameters|arguments)"[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*:[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*',
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    (
+        "<|action_start|>",
+        ("\\s",),
+        "<|plugin|>",
+        ("\\s",),
+        "{",
+        ("\\s",),
+        '"name"',
+        ("\\s",),
+        ":",
+        ("\\s",),
+        '"',
+        ('[^"]',),
+        '"',
+        ("\\s",),
+        ",",
+        ("\\s",),
+        '"parametersarguments"',
+        ("\\s",),
+        ":",
+        ("\\s",),
+    ),
+    {
+        15: (16, 17),
+        16: (16, 17),
+        26: (27, 28),
+        27: (27, 28),
+        28: (29, 30),
+        29: (29, 30),
+        35: (36, 37),
+        36: (36, 37),
+        37: (38, 39),
+        38: (38, 39),
+        40: (40, 41),
+        41: (42, 43),
+        42: (42, 43),
+        43: (44, 45),
+        44: (44, 45),
+        45: (46, 56),
+        55: (65,),
+        65: (66, 67),
+        66: (66, 67),
+        68: (68,),
+    },
+    (0,),
+    (67, 68),
+)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<|action_start|>"
 _OPEN_TOOL_CALLS_PREFIX_LEN = 16
@@ -76,6 +127,9 @@ _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|im_end\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(("<|im_end|>", ("\\s",)), {10: (10,)}, (0,), (9, 10))
 # close 'tool_calls': pattern '\\}\\s*(?:<\\|action_end\\|>|$|(?=<\\|im_end\\|>))'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\}\\s*(?:<\\|action_end\\|>|$|(?=<\\|im_end\\|>))", regex.DOTALL
@@ -214,6 +268,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS, _OPEN_TOOL_CALLS_STEPS),
     starts=("<|im_end|>", "<|action_start|>"),
 )
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 from rtc.runtime.transform import each_element
 
 require_api(4, __name__)
@@ -67,6 +68,9 @@ _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|eom\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(("<|eom|>", ("\\s",)), {7: (7,)}, (0,), (6, 7))
 # close 'tool_calls': pattern '</tool_calls>|(?=<\\|eom\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_calls>|(?=<\\|eom\\|>)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -186,6 +190,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_TOOL_CALLS, False),),
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
     starts=(_OPEN_TOOL_CALLS, "<|eom|>"),
 )
 

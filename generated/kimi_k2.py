@@ -22,6 +22,7 @@ from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -78,6 +79,35 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|tool_calls_section_end\\|>|<\\|im_e
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<\\|tool_calls_section_begin\\|>\\s*)?<\\|tool_call_begin\\|>\\s*(?:functions\\.)?(?P<name>[^:<\\s]+):\\d+\\s*<\\|tool_call_argument_begin\\|>\\s*",
     regex.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    (
+        "<|tool_calls_section_begin|>",
+        ("\\s",),
+        "<|tool_call_begin|>",
+        ("\\s",),
+        "functions.",
+        ("[^:<\\s]",),
+        ":",
+        ("\\d",),
+        ("\\s",),
+        "<|tool_call_argument_begin|>",
+        ("\\s",),
+    ),
+    {
+        27: (28, 29),
+        28: (28, 29),
+        47: (48, 49, 59),
+        48: (48, 49, 59),
+        59: (59, 60),
+        61: (61, 62, 63),
+        62: (62, 63),
+        91: (91,),
+    },
+    (0, 29),
+    (90, 91),
 )
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<\\|tool_calls_section_begin\\|>|<\\|too...'
 _CLOSE_REASONING_CONTENT = regex.compile(
@@ -240,6 +270,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(
         _OPEN_REASONING_CONTENT,
         _CLOSE_CONTENT_LITERALS,

@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -107,6 +108,14 @@ _OPEN_TOOL_CALLS = regex.compile(
     '(?:<\\|open\\|>tools<\\|sep\\|>\\s*)?<\\|open\\|>call tool="(?P<name>[^"]*)"[^<]*<\\|sep\\|>',
     regex.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<|open|>tools<|sep|>", ("\\s",), '<|open|>call tool="', ('[^"]',), '"', ("[^<]",), "<|sep|>"),
+    {19: (20, 21), 20: (20, 21), 39: (40, 41), 40: (40, 41), 41: (42, 43), 42: (42, 43), 49: ()},
+    (0, 21),
+    (49,),
+)
 # open 'tool_calls': pattern '(?:<\\|open\\|>tools<\\|sep\\|>\\s*)?<\\|open\\|>call tool="(?P<nam...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS = regex.compile(
     '(?:<\\|open\\|>tools<\\|sep\\|>\\s*)?<\\|open\\|>call tool="(?P<name>[^"]*)"', regex.DOTALL
@@ -129,6 +138,14 @@ _CLOSE_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<\\|close\\|>call<\\|sep\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<\\|close\\|>tools<\\|sep\\|>)?",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("<|close|>call<|sep|>", ("\\s",), "<|close|>tools<|sep|>"),
+    {19: (20, 21), 20: (20, 21), 41: ()},
+    (0,),
+    (19, 20, 41),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "<|close|>call<|sep|>"
@@ -310,6 +327,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(
         _OPEN_REASONING_CONTENT,
         _CLOSE_CONTENT_LITERALS,
@@ -418,6 +436,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("<|close|>call<|sep|>",),
 )
 

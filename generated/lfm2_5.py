@@ -30,6 +30,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -100,6 +101,14 @@ _OPEN_EMPTY_TOOL_CALLS = regex.compile(
 _OPEN_EMPTY_TOOL_CALLS_RE = re.compile(
     "<\\|tool_call_start\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\[[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*\\][\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<\\|tool_call_end\\|>",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_EMPTY_TOOL_CALLS_STEPS = Steps(
+    ("<|tool_call_start|>", ("\\s",), "[", ("\\s",), "]", ("\\s",), "<|tool_call_end|>"),
+    {18: (19, 20), 19: (19, 20), 20: (21, 22), 21: (21, 22), 22: (23, 24), 23: (23, 24), 40: ()},
+    (0,),
+    (40,),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_EMPTY_TOOL_CALLS_PREFIX = "<|tool_call_start|>"
@@ -362,6 +371,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_EMPTY_TOOL_CALLS_PREFIX, False),
     ),
     patterns=True,
+    steps=(_OPEN_EMPTY_TOOL_CALLS_STEPS,),
 )
 
 

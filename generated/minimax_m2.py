@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -88,6 +89,14 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("</minimax:tool_call>|</think>|\\[e\\~\\
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)">\\s*', regex.DOTALL
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<minimax:tool_call>", ("\\s",), '<invoke name="', ('[^"]',), '">', ("\\s",)),
+    {18: (19, 20), 19: (19, 20), 34: (34, 35), 37: (37,)},
+    (0, 20),
+    (36, 37),
+)
 # open 'tool_calls': pattern '(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)">\\s...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS_2 = regex.compile('(?:<minimax:tool_call>\\s*)?<invoke name="', regex.DOTALL)
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<minimax:tool_call>)|\\[e~\\['
@@ -105,6 +114,14 @@ _CLOSE_TOOL_CALLS = regex.compile("</invoke>\\s*(?:</minimax:tool_call>)?", rege
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</invoke>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:</minimax:tool_call>)?",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("</invoke>", ("\\s",), "</minimax:tool_call>"),
+    {8: (9, 10), 9: (9, 10), 29: ()},
+    (0,),
+    (8, 9, 29),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "</invoke>"
@@ -277,6 +294,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(
         _OPEN_REASONING_CONTENT,
         _CLOSE_CONTENT_LITERALS,
@@ -389,6 +407,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("</invoke>",),
 )
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -91,6 +92,9 @@ _CLOSE_THINKING_RE = re.compile(
     "\\[/THINK\\][\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|</s>",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_THINKING_STEPS = Steps(("[/THINK]", ("\\s",), "</s>"), {8: (8,), 12: ()}, (0, 9), (7, 8, 12))
 # close 'think_end': pattern ''
 _CLOSE_THINK_END = regex.compile("", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -295,7 +299,15 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin; consumed text is not kept here
 _FAST_IN_THINKING = Fast(
-    frozenset("<["), "", False, False, False, drops=True, patterns=True, starts=("[/THINK]", "</s>")
+    frozenset("<["),
+    "",
+    False,
+    False,
+    False,
+    drops=True,
+    patterns=True,
+    steps=(_CLOSE_THINKING_STEPS,),
+    starts=("[/THINK]", "</s>"),
 )
 
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -78,6 +79,9 @@ _CLOSE_CONTENT_RE = re.compile(
     "(?:<SPECIAL_12>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(("<SPECIAL_12>", ("\\s",)), {12: (12,)}, (0,), (11, 12))
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<SPECIAL_12>)'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>|<SPECIAL_12>)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -228,6 +232,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_REASONING_CONTENT, False),),
     behind=True,
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
 )
 
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -85,6 +86,9 @@ _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|im_end\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(("<|im_end|>", ("\\s",)), {10: (10,)}, (0,), (9, 10))
 # close 'reasoning_content': pattern '</think>\\s*|(?=<think>|<\\|im_end\\|>)'
 _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>|<\\|im_end\\|>)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -271,6 +275,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_REASONING_CONTENT, False),),
     behind=True,
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
 )
 
 

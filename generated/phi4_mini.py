@@ -21,6 +21,7 @@ from rtc.runtime.ahead import search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 from rtc.runtime.transform import each_element
 
 require_api(4, __name__)
@@ -65,6 +66,11 @@ _CLOSE_CONTENT = regex.compile("(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*", regex.DO
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|end\\|>|<\\|endoftext\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(
+    ("<|end|><|endoftext|>", ("\\s",)), {6: (20,), 20: (20,)}, (0, 7), (6, 19, 20)
 )
 # close 'tool_calls': pattern '(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])'
 _CLOSE_TOOL_CALLS = regex.compile("(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])", regex.DOTALL)
@@ -189,6 +195,7 @@ _FAST_OUTSIDE = Fast(
     False,
     drops=True,
     patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
     starts=("functools", "<|end|>", "<|endoftext|>"),
 )
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import SPACE_STR
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -73,6 +74,11 @@ _CLOSE_CONTENT = regex.compile("(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*", regex.DO
 _CLOSE_CONTENT_RE = re.compile(
     "(?:<\\|eot_id\\|>|<\\|eom_id\\|>)[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_CONTENT_STEPS = Steps(
+    ("<|eot_id|><|eom_id|>", ("\\s",)), {9: (20,), 20: (20,)}, (0, 10), (9, 19, 20)
 )
 # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...'
 _CLOSE_TOOL_CALLS = regex.compile(
@@ -218,7 +224,16 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<[' cannot complete a delimiter; nor one after a consumed one (a look-behind reads it)
-_FAST_OUTSIDE = Fast(frozenset(")<["), "", False, False, False, behind=True, patterns=True)
+_FAST_OUTSIDE = Fast(
+    frozenset(")<["),
+    "",
+    False,
+    False,
+    False,
+    behind=True,
+    patterns=True,
+    steps=(_CLOSE_CONTENT_STEPS,),
+)
 
 
 # Inside 'tool_calls': only its close is watched.

@@ -31,6 +31,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -85,6 +86,14 @@ _OPEN_TOOL_CALLS_AFTER_WS_RE = re.compile(
     "<tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<function=(?P<name>[^>\\n]+)>",
     re.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_AFTER_WS_STEPS = Steps(
+    ("<tool_call>", ("\\s",), "<function=", ("[^>\\n]",), ">"),
+    {10: (11, 12), 11: (11, 12), 22: (22, 23), 23: ()},
+    (0,),
+    (23,),
+)
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX = "<tool_call>"
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX_LEN = 11
@@ -97,6 +106,11 @@ _CLOSE_TOOL_CALLS = regex.compile("</function>\\s*</tool_call>", regex.DOTALL)
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</function>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*</tool_call>",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("</function>", ("\\s",), "</tool_call>"), {10: (11, 12), 11: (11, 12), 23: ()}, (0,), (23,)
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "</function>"
@@ -299,6 +313,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS_AFTER_WS_PREFIX, True),
     ),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_AFTER_WS_STEPS,),
     starts=(_OPEN_REASONING_CONTENT,),
     starts_led=(_CLOSE_CONTENT_AFTER_WS_LITERALS, "<tool_call>"),
 )
@@ -405,6 +420,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("</function>",),
 )
 

@@ -22,6 +22,7 @@ from rtc.runtime.content import missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -78,6 +79,14 @@ _CLOSE_CONTENT_LITERALS_RE = re.compile("<\\|endoftext\\|>|<\\|im_end\\|>")
 # open 'tool_calls': pattern '(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>", regex.DOTALL
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<tool_call>", ("\\s",), "<function=", ("[\\w.:\\-]",), ">"),
+    {10: (11, 12), 11: (11, 12), 22: (22, 23), 23: ()},
+    (0, 12),
+    (23,),
 )
 # close 'thinking': pattern '</think>\\s*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftex...'
 _CLOSE_THINKING = regex.compile(
@@ -257,6 +266,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_THINKING, _CLOSE_CONTENT_LITERALS, "<tool_call>", "<function="),
 )
 

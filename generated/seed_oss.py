@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -95,6 +96,14 @@ _OPEN_TOOL_CALLS = regex.compile(
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<seed:tool_call>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*<function=(?P<name>[^>\\n]+)>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<seed:tool_call>", ("\\s",), "<function=", ("[^>\\n]",), ">", ("\\s",)),
+    {15: (16, 17), 16: (16, 17), 27: (27, 28), 29: (29,)},
+    (0,),
+    (28, 29),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_PREFIX = "<seed:tool_call>"
@@ -304,6 +313,7 @@ _FAST_OUTSIDE = Fast(
         (_OPEN_TOOL_CALLS_PREFIX, False),
     ),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_REASONING_CONTENT, _CLOSE_CONTENT_LITERALS, "<seed:tool_call>"),
 )
 

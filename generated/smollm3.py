@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -78,6 +79,11 @@ _CLOSE_THINKING = regex.compile("</think>\\s*|<\\|im_end\\|>", regex.DOTALL)
 _CLOSE_THINKING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|<\\|im_end\\|>",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_THINKING_STEPS = Steps(
+    ("</think>", ("\\s",), "<|im_end|>"), {8: (8,), 18: ()}, (0, 9), (7, 8, 18)
 )
 # close 'tool_calls': pattern '</tool_call>|(?=<\\|im_end\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>|(?=<\\|im_end\\|>)", regex.DOTALL)
@@ -249,7 +255,14 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_THINKING = Fast(
-    "<", "", False, False, False, patterns=True, starts=("</think>", "<|im_end|>")
+    "<",
+    "",
+    False,
+    False,
+    False,
+    patterns=True,
+    steps=(_CLOSE_THINKING_STEPS,),
+    starts=("</think>", "<|im_end|>"),
 )
 
 

@@ -29,6 +29,7 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -89,6 +90,43 @@ _OPEN_TOOL_CALLS = regex.compile(
     '(?:<｜tool_calls_begin｜>\\s*)?(?:<｜tool_sep｜>\\s*)?<｜tool_call_begin｜>\\s*(?:function\\s*<｜tool_sep｜>[^\\n<]*\\s*)?<steptml:invoke name="(?P<name>[^"]+)">',
     regex.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    (
+        "<｜tool_calls_begin｜>",
+        ("\\s",),
+        "<｜tool_sep｜>",
+        ("\\s",),
+        "<｜tool_call_begin｜>",
+        ("\\s",),
+        "function",
+        ("\\s",),
+        "<｜tool_sep｜>",
+        ("[^\\n<]",),
+        ("\\s",),
+        '<steptml:invoke name="',
+        ('[^"]',),
+        '">',
+    ),
+    {
+        19: (20, 21, 34),
+        20: (20, 21, 34),
+        32: (33, 34),
+        33: (33, 34),
+        52: (53, 54, 77),
+        53: (53, 54, 77),
+        61: (62, 63),
+        62: (62, 63),
+        74: (75, 76, 77),
+        75: (75, 76, 77),
+        76: (76, 77),
+        99: (99, 100),
+        101: (),
+    },
+    (0, 21, 34),
+    (101,),
+)
 # open 'tool_calls': pattern '(?:<\uff5ctool_calls_begin\uff5c>\\s*)?(?:<\uff5ctool_sep\uff5c>\\s*)?<\uff5ctool_call_...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS = regex.compile(
     '(?:<｜tool_calls_begin｜>\\s*)?(?:<｜tool_sep｜>\\s*)?<｜tool_call_begin｜>\\s*(?:function\\s*<｜tool_sep｜>[^\\n<]*\\s*)?<steptml:invoke name="',
@@ -107,6 +145,14 @@ _CLOSE_TOOL_CALLS = regex.compile("<｜tool_call_end｜>\\s*(?:<｜tool_calls_en
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<｜tool_call_end｜>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<｜tool_calls_end｜>)?",
     re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    ("<｜tool_call_end｜>", ("\\s",), "<｜tool_calls_end｜>"),
+    {16: (17, 18), 17: (17, 18), 35: ()},
+    (0,),
+    (16, 17, 35),
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _CLOSE_TOOL_CALLS_PREFIX = "<｜tool_call_end｜>"
@@ -279,6 +325,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(
         _OPEN_REASONING_CONTENT,
         _CLOSE_CONTENT_LITERALS,
@@ -382,6 +429,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     pending=((_CLOSE_TOOL_CALLS_PREFIX, False),),
     patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("<｜tool_call_end｜>",),
 )
 

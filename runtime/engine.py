@@ -185,6 +185,7 @@ class CompiledParser:
         "_fast",
         "_clean",
         "_growing",
+        "_steps",
         "_opening",
     )
 
@@ -237,6 +238,8 @@ class CompiledParser:
         self._fast = cls._region_fast[0] if cls._implicit < 0 else None
         self._clean = False  # held text is a run of lead characters the fast path left
         self._growing: Growing | None = None  # held text is a growing match (growing.grown)
+        # (held text, automata, their states): a pattern's match read as pending (pending.py)
+        self._steps: tuple[str, tuple[Any, ...], tuple[int, ...]] | None = None
         self._opening = ""
 
     # -- the reference's API ------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .ahead import NO_MEMO
 from .growing import Growing, extend_buffer, grown, grows_held, unread
 from .matching import SPACE_STR, starts_hold
+from .pending import pending_states
 
 if TYPE_CHECKING:
     from .engine import CompiledParser
@@ -104,6 +105,10 @@ class Fast(NamedTuple):
     starts: tuple[Any, ...] = ()
     # The same for the delimiters led by \s*: a match begins with a whitespace run, then one.
     starts_led: tuple[Any, ...] = ()
+    # With ``patterns``: the position automata (``pending.Steps``) of pattern watches whose
+    # match may be pending from the search position; where one of them reads the held text
+    # and the chunk as pending, the scanner need not run (``pending.pending_states``).
+    steps: tuple[Any, ...] = ()
 
 
 def feed_step(events: bool, text_class: type = str) -> Any:
@@ -153,6 +158,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 _,
                 keep,
                 core_set,
+                _,
                 _,
                 _,
                 _,
@@ -298,6 +304,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         _,
         _,
         _,
+        _,
     ) = fast
     if keep and self._tail:
         flush(self)
@@ -345,7 +352,13 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             committed = whole[:hold]
             run = False
         elif held and not core_set.isdisjoint(whole):
-            if not (fast[14] and holds_at_pos(self, text)):
+            if not (
+                fast[14]
+                and (
+                    (fast[19] and pending_states(self, whole, text, fast[19]) is not None)
+                    or holds_at_pos(self, text)
+                )
+            ):
                 return self._feed(text) if events else None
             # A watch's pattern is pending from the search position (Fast.patterns): held as
             # the general path holds it, and its growth read as it would.
@@ -522,6 +535,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         max(map(len, starts + led), default=0),
         led,
         pair,
+        f.steps if f.patterns else (),
     )
 
 

@@ -58,6 +58,7 @@ def lower_template(t: Template) -> Plan:
         literals=ns.literals,
         literal_lists=ns.literal_lists,
         patterns=ns.patterns,
+        steps=ns.steps,
         constants=ns.constants,
         content_patterns=ns.content_patterns,
         value_functions=ns.value_functions,

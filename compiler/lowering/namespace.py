@@ -9,6 +9,7 @@ which ``lower_template`` fixes.
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 from typing import Any
@@ -28,6 +29,7 @@ from ..plan import (
 from ..rarity import rarest_index
 from ..regex_syntax import re_twin, searches_well
 from ..regex_syntax.fast_paths import literal_prefix
+from ..regex_syntax.positions import Positions, positions
 
 
 def identifier(name: str, taken: set[str], prefix: str) -> str:
@@ -61,6 +63,7 @@ class Namespace:
         self.literals: list[Literal] = []
         self.literal_lists: list[LiteralList] = []
         self.patterns: list[Pattern] = []
+        self.steps: dict[str, Positions] = {}
         self.constants: list[Constant] = []
         # Content parsers precompiled from content_args (lowering.content).
         self.content_patterns: list[ContentPattern] = []
@@ -88,6 +91,17 @@ class Namespace:
         name = self.name(stem)
         self.constants.append(Constant(name, comment, self.literal(value)))
         return name
+
+    def pattern_steps(self, const: Pattern) -> str | None:
+        """``NAME_STEPS``, the position automaton of pattern constant ``NAME``
+        (``regex_syntax.positions``), or None where it has none."""
+        if const.name not in self.steps:
+            found = positions(ast.literal_eval(const.source))
+            if found is None:
+                return None
+            self.steps[const.name] = found
+            self.imports.add("pending", "Steps")
+        return f"{const.name}_STEPS"
 
     def content_pattern(self, found: ContentPattern) -> None:
         """A content parser's compiled pattern (or patterns)."""
@@ -127,7 +141,7 @@ class Namespace:
     ) -> Pattern:
         """A compiled pattern; ``led``: also the literal every match begins with, for long
         searches; ``twin``: also its re twin where it has one (``regex_syntax.twin``)."""
-        name = self.name(stem, "_RE", "_PREFIX", "_PREFIX_LEN", "_PREFIX_RARE")
+        name = self.name(stem, "_RE", "_PREFIX", "_PREFIX_LEN", "_PREFIX_RARE", "_STEPS")
         found = None
         if twin and searches_well(source):
             made = re_twin(source)

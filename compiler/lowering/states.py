@@ -127,6 +127,8 @@ def _state(
             fast = replace(fast, literals=True, why=fast.why + "; its literals found there")
         if not jumpy:
             fast = replace(fast, patterns=pending_patterns(watches))
+        if fast.patterns:
+            fast = replace(fast, steps=pending_steps(ns, watches))
         starts = start_literals(watches)
         if starts is not None:
             why = "; with one, what comes before where a delimiter's leading literal may begin"
@@ -265,6 +267,22 @@ def pending_patterns(watches: list[Watch]) -> bool:
     return any(
         w.shape in (Shape.REGEX, Shape.REGEX_LITERALS) and not w.end and w.streamed for w in watches
     )
+
+
+def pending_steps(ns: Namespace, watches: list[Watch]) -> tuple[str, ...]:
+    """The position automata (``regex_syntax.positions``) of the pattern watches
+    ``pending_patterns`` counts, where they have one: the pattern each searches while streaming
+    (``Watch.streamed``). Where one reads the held text from the search position as a match
+    pending there, the state's scanner returns at once holding everything (its partial-mode
+    search of that watch reports the match there: ``rtc.runtime.pending``), so the fast path
+    need not run it. One automaton suffices; the others are not needed for the answer."""
+    names = []
+    for w in watches:
+        if w.shape in _PARTIAL_SEARCHED and not w.end and w.streamed is not None:
+            name = ns.pattern_steps(w.streamed)
+            if name is not None and name not in names:
+                names.append(name)
+    return tuple(names)
 
 
 # The literal shapes whose every match begins with the literal (or one of the list) searched.

@@ -1,0 +1,241 @@
+"""A pattern's match pending from the search position, read one chunk at a time by its position
+automaton (``rtc.compiler.regex_syntax.positions``, ``rtc.runtime.pending``).
+
+The argument (``runtime/pending.py``): where the automaton reads the held text as pending, the
+``regex`` module's partial-mode search from the search position reports a partial match there,
+so the state's scanner returns at once, holding everything. Checked here against ``regex``
+itself on random patterns of the modelled constructs and random texts (whole, and read in two
+chunks), then through parsers: the fast path with the automata against the general path on
+every chunk, on call openings held over many chunks, and on the catalogue's own openings.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+import regex
+from catalogue_data import family
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_fast_path import agree_on, run, without_fast_path
+
+import rtc.generated
+import rtc.runtime.fast_path as fast_path
+from rtc.compiler.regex_syntax.positions import MAX_POSITIONS, positions
+from rtc.runtime.pending import OUT, Steps
+
+SETTINGS = settings(max_examples=300, derandomize=True, deadline=None, database=None)
+
+ATOMS = ["<a>", "<", "a", "b", ">", r"\s", r"[^<]", r"[a-z]", ".", "x", r"\w", "(?i:B)", "é"]
+QUANTIFIERS = ["?", "*", "+", "*?", "+?", "??", "{1,3}", "{2}", "{0,2}?", "{2,}"]
+TEXT = "<a>b x\nBé"
+
+
+@st.composite
+def patterns(draw: st.DrawFn, depth: int = 0) -> str:
+    """Patterns of the modelled constructs: characters, classes, sequences, alternations,
+    groups, greedy and lazy repeats."""
+    kind = draw(st.sampled_from(["atom", "atom", "seq", "alt", "repeat"]))
+    if depth > 2 or kind == "atom":
+        return draw(st.sampled_from(ATOMS))
+    if kind == "seq":
+        return "".join(draw(st.lists(patterns(depth + 1), min_size=2, max_size=4)))
+    if kind == "alt":
+        branches = draw(st.lists(patterns(depth + 1), min_size=2, max_size=3))
+        return "(?:" + "|".join(branches) + ")"
+    group = draw(st.sampled_from(["(?:", "(", "(?P<n>"]))
+    return group + draw(patterns(depth + 1)) + ")" + draw(st.sampled_from(QUANTIFIERS))
+
+
+def steps_of(pattern: str) -> Steps | None:
+    found = positions(pattern)
+    if found is None:
+        return None
+    return Steps(found.pieces, found.jumps, found.first, found.last)
+
+
+def reported_pending(pattern: str, text: str) -> bool:
+    """What the scanner reads off the regex module: a partial match starting at 0."""
+    m = regex.compile(pattern, regex.DOTALL).search(text, 0, partial=True)
+    return m is not None and m.partial and m.start() == 0
+
+
+@SETTINGS
+@given(pattern=patterns(), texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12))
+def test_pending_only_where_the_regex_module_reports_it(pattern: str, texts: list[str]) -> None:
+    """Read as pending (whole, or in two chunks from any cut) only where the regex module's
+    partial-mode search reports a partial match at the start."""
+    steps = steps_of(pattern)
+    if steps is None:
+        return
+    for text in texts:
+        state = steps.read(0, text)
+        if state != OUT:
+            assert reported_pending(pattern, text), (pattern, text)
+        for cut in range(len(text) + 1):
+            head = steps.read(0, text[:cut])
+            after = OUT if head == OUT else steps.read(head, text[cut:])
+            assert after == state, (pattern, text, cut)
+
+
+def test_pending_is_read_where_the_regex_module_reads_it() -> None:
+    """Not vacuous: on random patterns and texts, the automaton reads most of the partial
+    matches the regex module reports at the start (it leaves the rest to the scanner: the
+    module also reports some partial matches no continuation completes, e.g. where a required
+    literal is sought ahead). A fixed seed; the implication itself is checked above."""
+    rng = random.Random(37)
+    pending = agreed = 0
+    for _ in range(1000):
+        pattern = _random_pattern(rng)
+        steps = steps_of(pattern)
+        if steps is None:
+            continue
+        for _ in range(10):
+            text = "".join(rng.choice(TEXT) for _ in range(rng.randint(1, 8)))
+            truth = reported_pending(pattern, text)
+            pending += truth
+            agreed += truth and steps.read(0, text) != OUT
+    assert pending > 250
+    assert agreed >= 0.9 * pending, (agreed, pending)
+
+
+def _random_pattern(rng: random.Random, depth: int = 0) -> str:
+    kind = rng.random()
+    if depth > 2 or kind < 0.4:
+        return rng.choice(ATOMS)
+    if kind < 0.6:
+        return "".join(_random_pattern(rng, depth + 1) for _ in range(rng.randint(2, 4)))
+    if kind < 0.7:
+        return "(?:" + "|".join(_random_pattern(rng, depth + 1) for _ in range(2)) + ")"
+    return "(?:" + _random_pattern(rng, depth + 1) + ")" + rng.choice(QUANTIFIERS)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(?=<a>)<a>",  # a look-ahead
+        r"(?<=x)<a>",  # a look-behind
+        r"<a>\b",  # an assertion
+        r"<a>$",
+        r"(?>ab|a)b",  # an atomic group
+        r"a++b",  # a possessive repeat
+        r"(a)\1",  # a back-reference
+        r"a\Kb",
+        r"x*",  # matches the empty string
+        r"(?:<a>)?",
+        r"a{0,300}b",  # too many positions
+        r"[",  # not a pattern
+    ],
+)
+def test_patterns_outside_the_model_have_no_automaton(pattern: str) -> None:
+    assert positions(pattern) is None
+
+
+def test_bounded_repeats_are_written_out_up_to_the_limit() -> None:
+    found = positions("a{3,5}b")
+    assert found is not None and len(found.tests) == 6
+    assert positions(f"a{{{MAX_POSITIONS}}}") is not None
+    assert positions(f"a{{{MAX_POSITIONS}}}b") is None
+
+
+def test_literal_runs_are_one_piece_and_follow_only_where_it_jumps() -> None:
+    found = positions(r"<t>\s*(?P<name>[^<]+?)</t>")
+    assert found is not None
+    assert found.pieces == ("<t>", (r"\s",), ("[^<]",), "</t>")
+    assert found.jumps == {2: (3, 4), 3: (3, 4), 4: (4, 5), 8: ()}
+
+
+# --- through parsers: the fast path with the automata against the general path -------------
+
+OPENINGS = [
+    r"(?:<b>\s*)?<c>\s*([^<]+?)\s*<s>\s*",  # deepseek's shape
+    r"<c>\s*<f=([^>\n]+)>",  # qwen3_coder's
+    r"<\|t\|>call:(\w+)\{",  # gemma4's
+    r"\[([a-z_]+)\(",  # pythonic calls
+    r"<c>(?:x|y)+?<s>",
+]
+PIECES = ["<", "b", ">", "c", "s", "<c>", "<b>", "<s>", "get", "_", "time", " ", "\n", "x", "y"]
+PIECES += ["<|", "t", "|>", "call", ":", "{", "}", "[", "(", "f=", "=", "é", "</d>", "<f"]
+
+
+@SETTINGS
+@given(
+    opening=st.sampled_from(OPENINGS),
+    pieces=st.lists(st.sampled_from(PIECES), max_size=24),
+)
+def test_held_openings_stream_as_the_general_path_does(opening: str, pieces: list[str]) -> None:
+    """A call's opening held over many chunks (the automaton reads each), beside a literal
+    close: the same events and message as the general path, chunk by chunk and a character
+    at a time."""
+    agree_on(
+        {"content": {"close": "</e>"}, "c": {"open_pattern": opening, "close": "</c>"}}, "", pieces
+    )
+
+
+def test_held_openings_are_read_by_the_automaton(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not vacuous: streamed a token at a time, a held opening is answered by the automaton,
+    and the scanner is not asked for it."""
+    from rtc.compiler import load
+
+    answered: list[Any] = []
+    scanned: list[str] = []
+    read, holds = fast_path.pending_states, fast_path.holds_at_pos
+
+    def counted_read(*args: Any) -> Any:
+        answered.append(found := read(*args))
+        return found
+
+    def counted_scan(p: Any, text: str) -> bool:
+        scanned.append(text)
+        return holds(p, text)
+
+    monkeypatch.setattr(fast_path, "pending_states", counted_read)
+    monkeypatch.setattr(fast_path, "holds_at_pos", counted_scan)
+    module = load(
+        {
+            "start_anchor": "<S>",
+            "fields": {
+                "content": {"close": "</e>"},
+                "c": {"open_pattern": OPENINGS[0], "close": "</c>"},
+            },
+        }
+    )
+    chunks = ["Hi", " there", ".", "<", "b", ">", "<", "c", ">", " get", "_", "time", " <"]
+    chunks += ["s", ">", "{}", "</c>"]
+    assert run(module.ResponseParser, "", chunks) == run(
+        without_fast_path(module.ResponseParser), "", chunks
+    )
+    assert sum(found is not None for found in answered) >= 4
+    assert len(scanned) <= 2
+
+
+WITH_STEPS = [
+    name
+    for name in rtc.generated.names()
+    if any(f[19] for f in rtc.generated.get(name).ResponseParser._region_fast if f)
+]
+
+
+def test_most_families_have_automata() -> None:
+    assert len(WITH_STEPS) >= 30, WITH_STEPS
+
+
+@pytest.mark.parametrize("name", WITH_STEPS)
+def test_catalogue_automata_read_their_own_openings(name: str) -> None:
+    """Each catalogue family with an automaton, on its own fixtures (real call openings) in
+    1- to 3-character chunks: the fast path with the automata streams as the general path does."""
+    module = rtc.generated.get(name)
+    rng = random.Random(name)
+    parser = module.ResponseParser
+    for fixture in family(name).fixtures[:8]:
+        text, chunks = fixture.text, []
+        while text:
+            cut = rng.randint(1, 3)
+            chunks.append(text[:cut])
+            text = text[cut:]
+        fast, general = run(parser, fixture.prefix, chunks), run(
+            without_fast_path(parser), fixture.prefix, chunks
+        )
+        assert fast == general, fixture.key
