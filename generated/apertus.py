@@ -82,7 +82,7 @@ _CLOSE_CONTENT_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_CONTENT_STEPS = Steps(
-    ("<|tools_suffix|><|assistant_end|>", ("\\s",)), {15: (), 33: (33,)}, (0, 16), (15, 32, 33)
+    ("<|tools_suffix|>", "<|assistant_end|>", ("\\s",)), {15: (), 33: (33,)}, (0, 16), (15, 32, 33)
 )
 # close 'reasoning_content': pattern '<\\|inner_suffix\\|>\\s*|(?=<\\|inner_prefix\\|>|<\\|tools_prefix\\...'
 _CLOSE_REASONING_CONTENT = regex.compile(

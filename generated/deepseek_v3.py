@@ -101,7 +101,7 @@ _CLOSE_TOOL_CALLS = regex.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_TOOL_CALLS_STEPS = Steps(
-    ("```<｜tool▁call▁end｜>", ("\\s",), "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"),
+    ("```<｜tool▁call▁end｜>", ("\\s",), "<｜tool▁calls▁end｜>", "<｜end▁of▁sentence｜>"),
     {19: (20, 21), 20: (20, 21), 38: (), 57: ()},
     (0, 3, 39),
     (19, 20, 38, 57),

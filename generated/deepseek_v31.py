@@ -126,7 +126,7 @@ _CLOSE_TOOL_CALLS_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_TOOL_CALLS_STEPS = Steps(
-    ("<｜tool▁call▁end｜>", ("\\s",), "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"),
+    ("<｜tool▁call▁end｜>", ("\\s",), "<｜tool▁calls▁end｜>", "<｜end▁of▁sentence｜>"),
     {16: (17, 18), 17: (17, 18), 35: (), 54: ()},
     (0, 36),
     (16, 17, 35, 54),

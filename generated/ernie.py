@@ -94,7 +94,7 @@ _CLOSE_CONTENT = regex.compile("\\n?</response>|</s>", regex.DOTALL)
 _CLOSE_CONTENT_RE = re.compile("\\n?</response>|</s>", re.DOTALL)
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
-_CLOSE_CONTENT_STEPS = Steps(("\n</response></s>",), {11: (), 15: ()}, (0, 1, 12), (11, 15))
+_CLOSE_CONTENT_STEPS = Steps(("\n</response>", "</s>"), {11: (), 15: ()}, (0, 1, 12), (11, 15))
 # close 'thinking': pattern '</think>\\s*|</s>'
 _CLOSE_THINKING = regex.compile("</think>\\s*|</s>", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.

@@ -93,7 +93,7 @@ _CLOSE_CONTENT_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_CONTENT_STEPS = Steps(
-    ("<end_of_turn><start_function_response>", ("\\s",)),
+    ("<end_of_turn>", "<start_function_response>", ("\\s",)),
     {12: (38,), 38: (38,)},
     (0, 13),
     (12, 37, 38),

@@ -131,7 +131,9 @@ _OPEN_CONTENT_RE = re.compile(
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _OPEN_CONTENT_STEPS = Steps(
     (
-        "<|channel|>finalcommentary",
+        "<|channel|>",
+        "final",
+        "commentary",
         ("\\s",),
         "<|constrain|>",
         ("\\w",),
@@ -163,6 +165,83 @@ _OPEN_CONTENT_PREFIX_RARE = 9  # '|'
 _OPEN_TOOL_CALLS = regex.compile(
     "(?:\\G|(?<!\\s)|(?!\\s))(?:(?:<\\|start\\|>assistant)?\\s*to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)\\s*<\\|channel\\|>\\w+(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>|<\\|channel\\|>\\w+\\s+to=(?!(?:assistant|browser|python|container)\\b)(?:functions\\.)?(?P<name>[^\\s<]+)(?:\\s*<\\|constrain\\|>\\w*|\\s+\\w+)?\\s*<\\|message\\|>)",
     regex.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    (
+        "<|start|>assistant",
+        ("\\s",),
+        "to=",
+        "functions.",
+        ("[^\\s<]",),
+        ("\\s",),
+        "<|channel|>",
+        ("\\w",),
+        ("\\s",),
+        "<|constrain|>",
+        ("\\w",),
+        ("\\s",),
+        ("\\w",),
+        ("\\s",),
+        "<|message|>",
+        "<|channel|>",
+        ("\\w",),
+        ("\\s",),
+        "to=",
+        "functions.",
+        ("[^\\s<]",),
+        ("\\s",),
+        "<|constrain|>",
+        ("\\w",),
+        ("\\s",),
+        ("\\w",),
+        ("\\s",),
+        "<|message|>",
+    ),
+    {
+        17: (18, 19),
+        18: (18, 19),
+        21: (22, 32),
+        32: (32, 33, 34),
+        33: (33, 34),
+        45: (45, 46, 47, 61, 63, 64),
+        46: (46, 47),
+        59: (60, 63, 64),
+        60: (60, 63, 64),
+        61: (61, 62),
+        62: (62, 63, 64),
+        63: (63, 64),
+        74: (),
+        86: (86, 87),
+        87: (87, 88),
+        90: (91, 101),
+        101: (101, 102, 103, 117, 119, 120),
+        102: (102, 103),
+        115: (116, 119, 120),
+        116: (116, 119, 120),
+        117: (117, 118),
+        118: (118, 119, 120),
+        119: (119, 120),
+        130: (),
+    },
+    (0, 18, 19, 75),
+    (74, 130),
+    gated={(21, 22): (0,), (21, 32): (0,), (90, 91): (1,), (90, 101): (1,)},
+    gates=(
+        (
+            ("assistant", "browser", "python", "container"),
+            {8: (), 15: (), 21: (), 30: ()},
+            (0, 9, 16, 22),
+            (8, 15, 21, 30),
+        ),
+        (
+            ("assistant", "browser", "python", "container"),
+            {8: (), 15: (), 21: (), 30: ()},
+            (0, 9, 16, 22),
+            (8, 15, 21, 30),
+        ),
+    ),
 )
 
 
@@ -353,7 +432,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_THINKING, False), (_OPEN_CONTENT_PREFIX, False)),
     patterns=True,
-    steps=(_OPEN_CONTENT_STEPS,),
+    steps=(_OPEN_TOOL_CALLS_STEPS, _OPEN_CONTENT_STEPS),
 )
 
 

@@ -91,7 +91,7 @@ _CLOSE_THINKING_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_THINKING_STEPS = Steps(
-    ("Here is my response:</think>", ("\\s",), "<|end_of_text|>"),
+    ("Here is my response:", "</think>", ("\\s",), "<|end_of_text|>"),
     {19: (28,), 28: (28,), 43: ()},
     (0, 20, 29),
     (19, 27, 28, 43),

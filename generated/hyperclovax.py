@@ -85,7 +85,7 @@ _CLOSE_CONTENT_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_CONTENT_STEPS = Steps(
-    ("<|im_end|><|endofturn|><|stop|><|im_start|>assistant\n", ("\\s",)),
+    ("<|im_end|>", "<|endofturn|>", "<|stop|>", "<|im_start|>assistant\n", ("\\s",)),
     {9: (53,), 22: (53,), 30: (53,), 53: (53,)},
     (0, 10, 23, 31),
     (9, 22, 30, 52, 53),

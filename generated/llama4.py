@@ -78,7 +78,7 @@ _CLOSE_CONTENT_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_CONTENT_STEPS = Steps(
-    ("<|python_end|><|eot|><|eom|>", ("\\s",)),
+    ("<|python_end|>", "<|eot|>", "<|eom|>", ("\\s",)),
     {13: (28,), 20: (28,), 28: (28,)},
     (0, 14, 21),
     (13, 20, 27, 28),

@@ -70,7 +70,7 @@ _CLOSE_CONTENT_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_CONTENT_STEPS = Steps(
-    ("<|end|><|endoftext|>", ("\\s",)), {6: (20,), 20: (20,)}, (0, 7), (6, 19, 20)
+    ("<|end|>", "<|endoftext|>", ("\\s",)), {6: (20,), 20: (20,)}, (0, 7), (6, 19, 20)
 )
 # close 'tool_calls': pattern '(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])'
 _CLOSE_TOOL_CALLS = regex.compile("(?<=[\\s}]\\])\\s*(?=[^\\s,\\]}])", regex.DOTALL)

@@ -78,7 +78,7 @@ _CLOSE_CONTENT_RE = re.compile(
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
 _CLOSE_CONTENT_STEPS = Steps(
-    ("<|eot_id|><|eom_id|>", ("\\s",)), {9: (20,), 20: (20,)}, (0, 10), (9, 19, 20)
+    ("<|eot_id|>", "<|eom_id|>", ("\\s",)), {9: (20,), 20: (20,)}, (0, 10), (9, 19, 20)
 )
 # close 'tool_calls': pattern '\\)(?:\\s*\\]|(?=\\s*,\\s*[\\w.-]+\\())|(?=<\\|eot_id\\|>|<\\|eom_id\\|...'
 _CLOSE_TOOL_CALLS = regex.compile(

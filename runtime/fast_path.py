@@ -239,18 +239,45 @@ def feed_step(events: bool, text_class: type = str) -> Any:
 
 
 def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
-    """A chunk holding a core character, nothing held before it unless the state watches
-    literals only: where the state knows the literals its matches begin with (``Fast.starts``,
-    and no lead characters), committed up to where the general path would hold (see
-    ``starts_hold``); else the general path's, but in a state that watches literals only
-    (``Fast.literals``), where ``held_case`` finds what the scanner would."""
+    """A chunk holding a core character: where nothing is held and the state knows the
+    literals its matches begin with (``Fast.starts``, and no lead characters), committed up to
+    where the general path would hold (see ``starts_hold``); else the general path's, but in a
+    state that watches literals only (``Fast.literals``), or that holds text a pattern's
+    automaton may read as pending (``Fast.steps``), where ``held_case`` finds what the scanner
+    would."""
     if fast[16] and not self._buf:
         hold = starts_hold(text, fast[15], fast[17])
         if hold >= 0:
             return _hold_from(self, text, hold, fast, events)
     if fast[13]:
         return held_case(self, text, fast, events)
+    if fast[19] and (len(self._buf) > self._pos if fast[9] else self._buf):
+        # Held text, where a pattern's match may be pending (Fast.steps): the chunk joins it
+        # where an automaton reads the match as pending still (see pending.pending_states).
+        return _held_pending(self, text, fast, events)
     return self._feed(text) if events else None
+
+
+def _held_pending(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
+    """Held text and a chunk with a core character: where a pattern's match is pending from the
+    search position (``Fast.steps``), the general path would route and commit nothing (the
+    state's scanner returns at once: see ``pending.pending_states``), so the chunk joins the
+    held text, and its growth is read as held_case reads it; else the general path's."""
+    keep = fast[9]
+    if keep and self._tail:
+        flush(self)
+    buf = self._buf
+    whole = (buf[self._pos :] if keep else buf) + text
+    if pending_states(self, whole, text, fast[19]) is None:
+        return self._feed(text) if events else None
+    buf = ""  # (this frame's reference dropped: the buffer grows in place)
+    if keep:
+        advance(self, text, 0)
+    else:
+        extend_buffer(self, text)
+    self._clean = False
+    self._growing = unread(self)
+    return [] if events else ""
 
 
 def _hold_from(

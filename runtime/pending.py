@@ -18,6 +18,13 @@ a path reaches a last position (a complete match ends there: the search would re
 some complete match) or no marked path is left (nothing is partial from ``pos``). Otherwise,
 after the whole held text and chunk, no complete match exists from ``pos`` on and a marked path
 wants more: the search reports the partial match at ``pos``, and the scanner returns at once.
+Negative look-aheads ``(?!Y)``: the paths that may complete read them as passing (more complete
+matches: a sound "out"); a marked path reads each one it crosses with ``Y``'s own automaton, made
+looser (``Y``'s assertions and look-arounds read as the empty string, so it matches at least
+where ``Y`` does), and ends where that matches; it counts as pending only once every look-ahead
+it crossed can no longer match (fewer pending paths: a sound "pending"). The regex module
+reports such a path partial (a look-ahead still undecided at the end of the text is read as
+partial too, which is only counted once decided).
 ``needs`` guards (``lowering.delimiters.skippable``) skip the search only in text where no
 match, partial or complete, can begin: a partial one from ``pos`` shows the guard passes.
 The automaton's states and moves are shared by every parser of a module (a lock guards their
@@ -50,16 +57,10 @@ MAX_HELD = 1024
 _START = -1  # the item "nothing read yet, a path starting at pos"
 
 
-class Steps:
-    """A pattern's position automaton, read deterministically: state 0 is "nothing read"; each
-    state is a set of items ``2 * position + marked`` (marked: the path started at ``pos``).
+class _Automaton:
+    """Positions' tests and moves (see :class:`Steps`)."""
 
-    ``pieces``: the positions' tests in order, a run of literal characters as one string (a
-    position each) and a class as a 1-tuple of its fragment (tested by ``regex``, DOTALL);
-    ``jumps``: the positions whose ``follow`` is not just the next one; ``first``, ``last``:
-    the positions a match may begin and end at."""
-
-    __slots__ = ("_tests", "_first", "_follow", "_last", "_sets", "_ids", "_moves", "_lock")
+    __slots__ = ("tests", "first", "follow", "last")
 
     def __init__(
         self,
@@ -74,14 +75,55 @@ class Steps:
                 tests.extend(piece)
             else:
                 tests.append(regex.compile(piece[0], regex.DOTALL).fullmatch)
-        self._tests = tuple(tests)
-        self._first = first
-        self._follow = tuple(jumps.get(p, (p + 1,)) for p in range(len(tests)))
-        self._last = frozenset(last)
+        self.tests = tuple(tests)
+        self.first = first
+        self.follow = tuple(jumps.get(p, (p + 1,)) for p in range(len(tests)))
+        self.last = frozenset(last)
+
+    def accepts(self, position: int, ch: str) -> bool:
+        test = self.tests[position]
+        return ch == test if test.__class__ is str else test(ch) is not None
+
+
+class Steps:
+    """A pattern's position automaton, read deterministically: state 0 is "nothing read".
+
+    ``pieces``: the positions' tests in order, a run of literal characters as one string (a
+    position each) and a class as a 1-tuple of its fragment (tested by ``regex``, DOTALL);
+    ``jumps``: the positions whose ``follow`` is not just the next one; ``first``, ``last``:
+    the positions a match may begin and end at. ``gated``: the moves (from -1, the start, or a
+    position) that cross negative look-aheads, by their indexes in ``gates``, each the
+    ``(pieces, jumps, first, last)`` of the look-ahead's body read loosely (its assertions
+    and look-arounds as the empty string: it matches at least where the body does).
+
+    A state is a set of items: a position reached by a path started anywhere from the search
+    position, all look-aheads read as passing (an int: what may complete, an over-estimate);
+    and ``(position, checks)`` for a path started at the search position whose look-aheads
+    are read (an under-estimate: ``checks``, the ``(gate, gate position)`` pairs of the
+    look-aheads it crossed whose bodies may still match; a body that matches ends the path).
+    """
+
+    __slots__ = ("_main", "_gated", "_gates", "_sets", "_ids", "_moves", "_sure", "_lock")
+
+    def __init__(
+        self,
+        pieces: tuple[Any, ...],
+        jumps: dict[int, tuple[int, ...]],
+        first: tuple[int, ...],
+        last: tuple[int, ...],
+        gated: dict[tuple[int, int], tuple[int, ...]] | None = None,
+        gates: tuple[tuple[Any, ...], ...] = (),
+    ) -> None:
+        self._main = _Automaton(pieces, jumps, first, last)
+        self._gated = gated or {}
+        self._gates = tuple(_Automaton(*gate) for gate in gates)
         start = frozenset({_START})
-        self._sets: list[frozenset[int]] = [start]
-        self._ids: dict[frozenset[int], int] = {start: 0}
+        self._sets: list[frozenset[Any]] = [start]
+        self._ids: dict[frozenset[Any], int] = {start: 0}
         self._moves: list[dict[str, int]] = [{}]
+        # Per state: a path started at the search position has read all its look-aheads as
+        # passing (the state is pending, not just not ruled out).
+        self._sure: list[bool] = [False]
         self._lock = threading.Lock()
 
     def read(self, state: int, text: str) -> int:
@@ -96,24 +138,54 @@ class Steps:
             state = to
         return state
 
-    def _accepts(self, position: int, ch: str) -> bool:
-        test = self._tests[position]
-        return ch == test if test.__class__ is str else test(ch) is not None
+    def _checks(self, checks: frozenset[Any], gates: tuple[int, ...], ch: str) -> Any:
+        """``checks`` after ``ch``, with ``gates`` started at it: None where a body matched."""
+        out = set()
+        for g, y in checks:
+            gate = self._gates[g]
+            for z in gate.follow[y]:
+                if gate.accepts(z, ch):
+                    if z in gate.last:
+                        return None
+                    out.add((g, z))
+        for g in gates:
+            gate = self._gates[g]
+            for z in gate.first:
+                if gate.accepts(z, ch):
+                    if z in gate.last:
+                        return None
+                    out.add((g, z))
+        return frozenset(out)
 
     def _move(self, state: int, ch: str) -> int:
         """The move from ``state`` on ``ch`` (see the module docstring), remembered while the
         bounds allow."""
-        items: set[int] = set()
+        main = self._main
+        items: set[Any] = set()
+        checks: frozenset[Any]
         for item in self._sets[state]:
             if item == _START:
-                marked, after = 1, self._first
+                p, checks = -1, frozenset()
+                after = main.first
+            elif item.__class__ is int:
+                items.update(q for q in main.follow[item] if main.accepts(q, ch))
+                continue
             else:
-                marked, after = item & 1, self._follow[item >> 1]
-            items.update(2 * q + marked for q in after if self._accepts(q, ch))
-        # A path starting at this character (after pos: unmarked).
-        items.update(2 * q for q in self._first if self._accepts(q, ch))
+                p, checks = item
+                after = main.follow[p]
+            for q in after:
+                if main.accepts(q, ch):
+                    items.add(q)
+                    found = self._checks(checks, self._gated.get((p, q), ()), ch)
+                    if found is not None:
+                        items.add((q, found))
+        # A path starting at this character (after pos: its look-aheads not read).
+        items.update(q for q in main.first if main.accepts(q, ch))
         found = frozenset(items)
-        if any(item >> 1 in self._last for item in found) or not any(i & 1 for i in found):
+        last = main.last
+        if any(item in last for item in found if item.__class__ is int) or not any(
+            item.__class__ is tuple for item in found
+        ):
             to = OUT
         else:
             to = self._ids.get(found, -2)
@@ -125,9 +197,17 @@ class Steps:
                 if to == len(self._sets):
                     self._sets.append(found)
                     self._moves.append({})
+                    self._sure.append(
+                        any(item.__class__ is tuple and not item[1] for item in found)
+                    )
             if sum(map(len, self._moves)) < MAX_MOVES:
                 self._moves[state][ch] = to
         return to
+
+    def sure(self, state: int) -> bool:
+        """Whether ``state`` (not OUT) is pending: a path started at the search position has
+        read all its look-aheads as passing."""
+        return self._sure[state]
 
 
 def pending_states(
@@ -151,17 +231,22 @@ def pending_states(
     else:
         states, read = None, whole
     if len(steps) == 1:  # (most states: one pattern watch)
-        state = steps[0].read(states[0] if states else 0, read)
-        if state == OUT:
-            return None
+        automaton = steps[0]
+        state = states[0] if states else 0
+        if state != OUT:
+            state = automaton.read(state, read)
         after: tuple[int, ...] = (state,)
+        sure = state != OUT and automaton.sure(state)
     else:
-        found = []
-        for k, automaton in enumerate(steps):
-            state = states[k] if states else 0
-            found.append(OUT if state == OUT else automaton.read(state, read))
-        if all(state == OUT for state in found):
-            return None
-        after = tuple(found)
+        after = tuple(
+            OUT if state == OUT else automaton.read(state, read)
+            for automaton, state in zip(steps, states or (0,) * len(steps), strict=True)
+        )
+        sure = any(
+            state != OUT and automaton.sure(state)
+            for automaton, state in zip(steps, after, strict=True)
+        )
+    # Read on from here next time: pending, not yet sure, or OUT (which more text cannot
+    # change: a complete match stays in the text, a path that ended stays ended).
     p._steps = (whole, steps, after)
-    return after
+    return after if sure else None

@@ -29,6 +29,10 @@ from rtc.runtime.pending import OUT, Steps
 SETTINGS = settings(max_examples=300, derandomize=True, deadline=None, database=None)
 
 ATOMS = ["<a>", "<", "a", "b", ">", r"\s", r"[^<]", r"[a-z]", ".", "x", r"\w", "(?i:B)", "é"]
+# Negative look-aheads (their bodies read loosely: an assertion, a nested look-around).
+ATOMS += ["(?!ab)", r"(?!(?:a|<a)\b)", "(?!x|b)", "(?!a(?!b))"]
+# The guard the compiler puts before a \s*-led pattern searched while streaming.
+GUARD = r"(?:\G|(?<!\s)|(?!\s))"
 QUANTIFIERS = ["?", "*", "+", "*?", "+?", "??", "{1,3}", "{2}", "{0,2}?", "{2,}"]
 TEXT = "<a>b x\nBé"
 
@@ -49,11 +53,24 @@ def patterns(draw: st.DrawFn, depth: int = 0) -> str:
     return group + draw(patterns(depth + 1)) + ")" + draw(st.sampled_from(QUANTIFIERS))
 
 
+@st.composite
+def guarded_patterns(draw: st.DrawFn) -> str:
+    """Patterns, some behind the compiler's guard."""
+    pattern = draw(patterns())
+    return GUARD + f"(?:{pattern})" if draw(st.booleans()) else pattern
+
+
 def steps_of(pattern: str) -> Steps | None:
     found = positions(pattern)
     if found is None:
         return None
-    return Steps(found.pieces, found.jumps, found.first, found.last)
+    gates = tuple((g.pieces, g.jumps, g.first, g.last) for g in found.gates)
+    return Steps(found.pieces, found.jumps, found.first, found.last, found.gated, gates)
+
+
+def read_pending(steps: Steps, text: str) -> bool:
+    state = steps.read(0, text)
+    return state != OUT and steps.sure(state)
 
 
 def reported_pending(pattern: str, text: str) -> bool:
@@ -63,7 +80,9 @@ def reported_pending(pattern: str, text: str) -> bool:
 
 
 @SETTINGS
-@given(pattern=patterns(), texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12))
+@given(
+    pattern=guarded_patterns(), texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12)
+)
 def test_pending_only_where_the_regex_module_reports_it(pattern: str, texts: list[str]) -> None:
     """Read as pending (whole, or in two chunks from any cut) only where the regex module's
     partial-mode search reports a partial match at the start."""
@@ -72,7 +91,7 @@ def test_pending_only_where_the_regex_module_reports_it(pattern: str, texts: lis
         return
     for text in texts:
         state = steps.read(0, text)
-        if state != OUT:
+        if state != OUT and steps.sure(state):
             assert reported_pending(pattern, text), (pattern, text)
         for cut in range(len(text) + 1):
             head = steps.read(0, text[:cut])
@@ -96,13 +115,15 @@ def test_pending_is_read_where_the_regex_module_reads_it() -> None:
             text = "".join(rng.choice(TEXT) for _ in range(rng.randint(1, 8)))
             truth = reported_pending(pattern, text)
             pending += truth
-            agreed += truth and steps.read(0, text) != OUT
-    assert pending > 250
+            agreed += truth and read_pending(steps, text)
+    assert pending > 150
     assert agreed >= 0.9 * pending, (agreed, pending)
 
 
 def _random_pattern(rng: random.Random, depth: int = 0) -> str:
     kind = rng.random()
+    if depth == 0 and kind < 0.2:
+        return GUARD + "(?:" + _random_pattern(rng, 1) + ")"
     if depth > 2 or kind < 0.4:
         return rng.choice(ATOMS)
     if kind < 0.6:
@@ -116,6 +137,7 @@ def _random_pattern(rng: random.Random, depth: int = 0) -> str:
     "pattern",
     [
         r"(?=<a>)<a>",  # a look-ahead
+        r"(?!)a",  # a negative look-ahead that always fails
         r"(?<=x)<a>",  # a look-behind
         r"<a>\b",  # an assertion
         r"<a>$",
@@ -147,6 +169,20 @@ def test_literal_runs_are_one_piece_and_follow_only_where_it_jumps() -> None:
     assert found.jumps == {2: (3, 4), 3: (3, 4), 4: (4, 5), 8: ()}
 
 
+def test_negative_look_aheads_gate_the_moves_that_cross_them() -> None:
+    found = positions(r"t=(?!ab\b)(?:f\.)?\w")
+    assert found is not None
+    # From "=" (position 1) to "f" (2) and to \w (4): both cross the look-ahead, gate 0.
+    assert found.gated == {(1, 2): (0,), (1, 4): (0,)}
+    assert [gate.pieces for gate in found.gates] == [("ab",)]
+    steps = steps_of(r"t=(?!ab\b)(?:f\.)?\w+<")
+    assert steps is not None
+    assert read_pending(steps, "t=") and read_pending(steps, "t=f.x")
+    assert not read_pending(steps, "t=a")  # the look-ahead is not decided yet
+    assert read_pending(steps, "t=ax")
+    assert not read_pending(steps, "t=ab")  # its body matched (read loosely: without \b)
+
+
 # --- through parsers: the fast path with the automata against the general path -------------
 
 OPENINGS = [
@@ -155,9 +191,11 @@ OPENINGS = [
     r"<\|t\|>call:(\w+)\{",  # gemma4's
     r"\[([a-z_]+)\(",  # pythonic calls
     r"<c>(?:x|y)+?<s>",
+    r"(?:<b>)?\s*to=(?!(?:get|x)\b)(?:f\.)?([^\s<]+)\s*<s>",  # gpt_oss's, \s*-led: guarded
 ]
 PIECES = ["<", "b", ">", "c", "s", "<c>", "<b>", "<s>", "get", "_", "time", " ", "\n", "x", "y"]
 PIECES += ["<|", "t", "|>", "call", ":", "{", "}", "[", "(", "f=", "=", "é", "</d>", "<f"]
+PIECES += ["to=", "to", "f.", "getx", "get ", "x"]
 
 
 @SETTINGS

@@ -443,9 +443,17 @@ class RtcParser(Parser):
         model = _model(self.model_tokenizer, self._model_config)
         if model.max_model_len is None or self._prompt_ids is None:
             return None
-        requested = getattr(request, "max_completion_tokens", None)
+        # Read from a pydantic request's field values: its deprecated ``max_tokens`` attribute
+        # warns when read (a warning, and its cost, per request).
+        fields = getattr(request, "__dict__", None) or {}
+        if "max_completion_tokens" not in fields and "max_tokens" not in fields:
+            fields = {
+                "max_completion_tokens": getattr(request, "max_completion_tokens", None),
+                "max_tokens": getattr(request, "max_tokens", None),
+            }
+        requested = fields.get("max_completion_tokens")
         if requested is None:
-            requested = getattr(request, "max_tokens", None)
+            requested = fields.get("max_tokens")
         try:
             return get_max_tokens(
                 model.max_model_len,

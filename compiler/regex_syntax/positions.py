@@ -20,7 +20,7 @@ Each character test is a *position*: ``tests[p]`` a character, or a standalone f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import nodes as n
 from .chars import fragment
@@ -31,24 +31,41 @@ from .parser import parse
 MAX_POSITIONS = 256
 
 
+# What a node reads, as the builder sees it: (the gate sets of its empty paths, none where it
+# cannot match the empty string; its first positions; its last positions), each position with
+# the gates (negative look-aheads) crossed between it and the node's start or end.
+_Read = tuple[set[frozenset[int]], set[tuple[int, frozenset[int]]], set[tuple[int, frozenset[int]]]]
+
+
 @dataclass(frozen=True)
 class Positions:
-    """A pattern's position automaton (see the module docstring)."""
+    """A pattern's position automaton (see the module docstring).
+
+    ``gated``: the moves (from ``-1``, the start, or a position, to a position) that cross
+    negative look-aheads, with those look-aheads' indexes in ``gates``: each the position
+    automaton of the look-ahead's body with its assertions and look-arounds read as matching
+    the empty string (so it matches at least where the body does)."""
 
     tests: tuple[str, ...]
     first: tuple[int, ...]
     follow: tuple[tuple[int, ...], ...]
     last: tuple[int, ...]
+    gated: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
+    gates: tuple[Positions, ...] = ()
 
     @property
     def pieces(self) -> tuple[str | tuple[str], ...]:
         """``tests`` as written out in a module: runs of literal characters as one string (a
-        position each), each class as a 1-tuple holding its fragment."""
+        position each, read one after the other: a run ends where a position jumps), each
+        class as a 1-tuple holding its fragment."""
         out: list[str | tuple[str]] = []
         run = ""
-        for test in self.tests:
+        for p, test in enumerate(self.tests):
             if len(test) == 1:
                 run += test
+                if self.follow[p] != (p + 1,):
+                    out.append(run)
+                    run = ""
                 continue
             if run:
                 out.append(run)
@@ -69,79 +86,125 @@ class _Outside(Exception):
 
 
 class _Builder:
-    def __init__(self) -> None:
+    """``loose``: assertions and look-arounds read as the empty string (a look-ahead's body)."""
+
+    def __init__(self, loose: bool = False) -> None:
+        self.loose = loose
         self.tests: list[str] = []
-        self.follow: list[set[int]] = []
+        self.follow: list[dict[int, set[frozenset[int]]]] = []
+        self.gates: list[Positions] = []
 
     def position(self, test: str) -> int:
         if len(self.tests) >= MAX_POSITIONS:
             raise _Outside("too many positions")
         self.tests.append(test)
-        self.follow.append(set())
+        self.follow.append({})
         return len(self.tests) - 1
 
-    def link(self, last: frozenset[int], first: frozenset[int]) -> None:
-        for p in last:
-            self.follow[p].update(first)
+    def link(
+        self, last: set[tuple[int, frozenset[int]]], first: set[tuple[int, frozenset[int]]]
+    ) -> None:
+        for p, before in last:
+            for q, after in first:
+                self.follow[p].setdefault(q, set()).add(before | after)
 
-    def build(self, node: n.Node) -> tuple[bool, frozenset[int], frozenset[int]]:
-        """(nullable, first positions, last positions) of ``node``, its positions added."""
-        if isinstance(node, n.Empty):
-            return True, frozenset(), frozenset()
+    def build(self, node: n.Node) -> _Read:
+        if isinstance(node, n.Empty) or (self.loose and isinstance(node, (n.Assert, n.Keep))):
+            return {frozenset()}, set(), set()
         if isinstance(node, n.Char) and not node.fold:
             p = self.position(node.char)
-            return False, frozenset({p}), frozenset({p})
+            return set(), {(p, frozenset())}, {(p, frozenset())}
         if isinstance(node, (n.Char, n.Class)):
             p = self.position(fragment(node))
-            return False, frozenset({p}), frozenset({p})
+            return set(), {(p, frozenset())}, {(p, frozenset())}
         if isinstance(node, n.Seq):
-            result: tuple[bool, frozenset[int], frozenset[int]] = (True, frozenset(), frozenset())
+            result: _Read = ({frozenset()}, set(), set())
             for item in node.items:
                 result = self.then(result, self.build(item))
             return result
         if isinstance(node, n.Alt):
             parts = [self.build(branch) for branch in node.branches]
             return (
-                any(part[0] for part in parts),
-                frozenset().union(*(part[1] for part in parts)),
-                frozenset().union(*(part[2] for part in parts)),
+                set().union(*(part[0] for part in parts)),
+                set().union(*(part[1] for part in parts)),
+                set().union(*(part[2] for part in parts)),
             )
         if isinstance(node, n.Group) and node.kind in (n.CAPTURE, n.GROUP):
             return self.build(node.body)
+        if isinstance(node, n.Group) and node.is_lookaround and self.loose:
+            return {frozenset()}, set(), set()
+        if isinstance(node, n.Group) and node.kind == n.NOT_AHEAD:
+            return self.gate(node.body)
         if isinstance(node, n.Repeat) and node.mode != n.POSSESSIVE:
             return self.repeat(node)
         raise _Outside(type(node).__name__)
 
-    def then(
-        self,
-        a: tuple[bool, frozenset[int], frozenset[int]],
-        b: tuple[bool, frozenset[int], frozenset[int]],
-    ) -> tuple[bool, frozenset[int], frozenset[int]]:
+    def gate(self, body: n.Node) -> _Read:
+        """A negative look-ahead: an empty path that crosses it (see ``Positions.gated``)."""
+        inner = _Builder(loose=True)
+        empty, first, last = inner.build(body)
+        if empty or len(self.gates) >= 8:
+            raise _Outside("a look-ahead that always fails, or too many")
+        self.gates.append(inner.positions(bool(empty), first, last))
+        return {frozenset({len(self.gates) - 1})}, set(), set()
+
+    def then(self, a: _Read, b: _Read) -> _Read:
         """``a`` then ``b``."""
         self.link(a[2], b[1])
-        return (
-            a[0] and b[0],
-            a[1] | b[1] if a[0] else a[1],
-            b[2] | a[2] if b[0] else b[2],
-        )
+        first = set(a[1])
+        for gates in a[0]:
+            first.update((q, gates | after) for q, after in b[1])
+        last = set(b[2])
+        for gates in b[0]:
+            last.update((p, before | gates) for p, before in a[2])
+        return {x | y for x in a[0] for y in b[0]}, first, last
 
-    def repeat(self, node: n.Repeat) -> tuple[bool, frozenset[int], frozenset[int]]:
+    def repeat(self, node: n.Repeat) -> _Read:
         """``body{low,high}`` as ``low`` copies then ``high - low`` optional ones, or, unbounded,
         with the last copy looping back to itself (``x{2,}`` is ``x x+``, ``x*`` is ``(x+)?``).
         Lazy and greedy repeats match the same words: only the order of trying differs."""
-        result: tuple[bool, frozenset[int], frozenset[int]] = (True, frozenset(), frozenset())
+        result: _Read = ({frozenset()}, set(), set())
         copies = node.low if node.high is None else node.high
         if node.high is None and node.low == 0:
             copies = 1
         for k in range(copies):
-            nullable, first, last = self.build(node.body)
+            empty, first, last = self.build(node.body)
             looped = node.high is None and k == copies - 1
             if looped:
                 self.link(last, first)
             if k >= node.low or (looped and node.low == 0):
-                nullable = True
-            result = self.then(result, (nullable, first, last))
+                empty = empty | {frozenset()}
+            result = self.then(result, (empty, first, last))
         return result
+
+    def positions(
+        self,
+        nullable: bool,
+        first: set[tuple[int, frozenset[int]]],
+        last: set[tuple[int, frozenset[int]]],
+    ) -> Positions:
+        """The automaton built (a move is gated where every way to it crosses a gate: the
+        gates of its least gated way, the way a match may take; see ``Positions.gated``)."""
+        gated: dict[tuple[int, int], tuple[int, ...]] = {}
+        starts: dict[int, set[frozenset[int]]] = {}
+        for q, gates in first:
+            starts.setdefault(q, set()).add(gates)
+        follow = []
+        for p, moves in [(-1, starts), *enumerate(self.follow)]:
+            for q, ways in moves.items():
+                if frozenset() not in ways:
+                    least = min(ways, key=lambda way: (len(way), sorted(way)))
+                    gated[p, q] = tuple(sorted(least))
+            if p >= 0:
+                follow.append(tuple(sorted(moves)))
+        return Positions(
+            tuple(self.tests),
+            tuple(sorted(starts)),
+            tuple(follow),
+            tuple(sorted({p for p, _ in last})) if not nullable else (),
+            gated,
+            tuple(self.gates),
+        )
 
 
 def positions(pattern: str) -> Positions | None:
@@ -152,14 +215,38 @@ def positions(pattern: str) -> Positions | None:
         return None
     builder = _Builder()
     try:
-        nullable, first, last = builder.build(tree.root)
+        empty, first, last = builder.build(_after_guard(tree.root))
     except (_Outside, RecursionError):
         return None
-    if nullable:
+    if empty:
         return None
-    return Positions(
-        tuple(builder.tests),
-        tuple(sorted(first)),
-        tuple(tuple(sorted(f)) for f in builder.follow),
-        tuple(sorted(last)),
+    return builder.positions(False, first, last)
+
+
+def _after_guard(root: n.Node) -> n.Node:
+    """``root`` without a leading zero-width group one of whose alternatives is ``\\G``
+    (``(?:\\G|(?<!\\s)|(?!\\s))``, which the compiler puts before a ``\\s*``-led pattern
+    searched while streaming): a path started at the search position passes it there (``\\G``
+    holds), and for the paths that may complete, reading it as the empty string only adds
+    matches."""
+    if not isinstance(root, n.Seq) or not root.items:
+        return root
+    head = root.items[0]
+    if (
+        isinstance(head, n.Group)
+        and head.kind == n.GROUP
+        and isinstance(head.body, n.Alt)
+        and all(_zero_width(branch) for branch in head.body.branches)
+        and any(
+            isinstance(branch, n.Assert) and branch.kind == n.SEARCH_START
+            for branch in head.body.branches
+        )
+    ):
+        return n.Seq(root.start, root.end, root.items[1:])
+    return root
+
+
+def _zero_width(node: n.Node) -> bool:
+    return isinstance(node, (n.Assert, n.Empty)) or (
+        isinstance(node, n.Group) and node.is_lookaround
     )
