@@ -143,10 +143,14 @@ class _Builder:
         """A negative look-ahead: an empty path that crosses it (see ``Positions.gated``)."""
         inner = _Builder(loose=True)
         empty, first, last = inner.build(body)
-        if empty or len(self.gates) >= 8:
-            raise _Outside("a look-ahead that always fails, or too many")
-        self.gates.append(inner.positions(bool(empty), first, last))
-        return {frozenset({len(self.gates) - 1})}, set(), set()
+        if empty:
+            raise _Outside("a look-ahead that always fails")
+        found = inner.positions(False, first, last)
+        if found not in self.gates:  # (one automaton for a look-ahead written twice)
+            if len(self.gates) >= 8:
+                raise _Outside("too many look-aheads")
+            self.gates.append(found)
+        return {frozenset({self.gates.index(found)})}, set(), set()
 
     def then(self, a: _Read, b: _Read) -> _Read:
         """``a`` then ``b``."""
