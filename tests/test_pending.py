@@ -23,6 +23,7 @@ from test_fast_path import agree_on, run, without_fast_path
 
 import rtc.generated
 import rtc.runtime.fast_path as fast_path
+import rtc.runtime.pending as pending
 from rtc.compiler.regex_syntax.positions import MAX_POSITIONS, positions
 from rtc.runtime.pending import OUT, Steps
 
@@ -277,3 +278,45 @@ def test_catalogue_automata_read_their_own_openings(name: str) -> None:
             without_fast_path(parser), fixture.prefix, chunks
         )
         assert fast == general, fixture.key
+
+
+def test_the_automaton_stays_bounded_whatever_it_reads() -> None:
+    """A name in any script adds moves; past the bounds a new state or move is not kept (the
+    answer is still read, or is OUT, and the scanner decides), so memory stays bounded."""
+    steps = steps_of(r"<c>(?:[^<]|<(?!s>))+<s>")
+    assert steps is not None
+    # More distinct characters than MAX_MOVES: CJK ideographs and Hangul, then private use.
+    distinct = [*range(0x4E00, 0xD7A4), *range(0xE000, 0xF900)]
+    assert len(distinct) > pending.MAX_MOVES
+    text = "<c>" + "".join(map(chr, distinct))
+    state = steps.read(0, text)
+    assert state != OUT and steps.sure(state)
+    assert sum(map(len, steps._moves)) <= pending.MAX_MOVES
+    assert len(steps._sets) <= pending.MAX_STATES
+    # Bounded, and still the same answers: the regex module agrees on a prefix of that text.
+    for cut in (4, 100, 5_000):
+        assert read_pending(steps, text[:cut]) == reported_pending(
+            r"<c>(?:[^<]|<(?!s>))+<s>", text[:cut]
+        )
+
+
+def test_parsers_in_threads_share_the_automata() -> None:
+    """The automata's states and moves are shared by every parser of a module: parsers in
+    several threads, each a token at a time, observe what one parser alone does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    name = "gpt_oss"
+    module = rtc.generated.get(name)
+    fixtures = family(name).fixtures
+    cases = []
+    for n, fixture in enumerate(fixtures * 4):
+        text, chunks = fixture.text, []
+        step = 1 + n % 3
+        while text:
+            chunks.append(text[:step])
+            text = text[step:]
+        cases.append((fixture.prefix, chunks))
+    alone = [run(module.ResponseParser, prefix, chunks) for prefix, chunks in cases]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda case: run(module.ResponseParser, *case), cases))
+    assert together == alone
