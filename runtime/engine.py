@@ -75,20 +75,26 @@ class Serving(NamedTuple):
     recover: bool = False
 
 
-def _routed(p: CompiledParser, events: list[dict[str, Any]]) -> Any:
+def _routed(p: CompiledParser, events: list[dict[str, Any]], scanned: Any = None) -> Any:
     """The general path's common case: when the state's scanner finds no delimiter that can be
     committed, the loop would run once, route the text before what is held back into the
     region, and stop. Do that here without it (and return None), or do nothing and return
     the scanner's answer and its memo, which the loop takes as its first (the buffer is the
-    same; what the memo remembered stands for the rest of the pass). Not
+    same; what the memo remembered stands for the rest of the pass). ``scanned``: the
+    scanner's answer on this buffer, already known (the fast path asked it, then declined:
+    ``CompiledParser._scanned``), taken over a short span, where the pass keeps no memo. Not
     where that text would be the first of a region not yet open (the loop opens it first);
     where nothing is routed (all is held back), the loop does nothing at all, open region or
     not."""
     cur = p.region
     buf = p._buf
     pos = p._pos
-    memo = [None] * p._memo_size if len(buf) - pos >= LONG_SPAN else NO_MEMO
-    found = p._scan[cur + 1](buf, pos, memo)
+    if len(buf) - pos >= LONG_SPAN:
+        memo = [None] * p._memo_size
+        found = p._scan[cur + 1](buf, pos, memo)
+    else:
+        memo = NO_MEMO
+        found = p._scan[cur + 1](buf, pos, memo) if scanned is None else scanned
     hold, _, _, target, _ = found
     if target != NONE or (hold > pos and cur >= 0 and not p._opened):
         return found, memo
@@ -186,6 +192,7 @@ class CompiledParser:
         "_clean",
         "_growing",
         "_steps",
+        "_scanned",
         "_opening",
     )
 
@@ -240,6 +247,9 @@ class CompiledParser:
         self._growing: Growing | None = None  # held text is a growing match (growing.grown)
         # (held text, automata, their states): a pattern's match read as pending (pending.py)
         self._steps: tuple[str, tuple[Any, ...], tuple[int, ...]] | None = None
+        # (buffer, search position, region, the state's scan of them): the fast path's last
+        # scan, which the general path takes instead of scanning the same buffer again.
+        self._scanned: tuple[str, int, int, Any] | None = None
         self._opening = ""
 
     # -- the reference's API ------------------------------------------------------------------
@@ -352,6 +362,8 @@ class CompiledParser:
             raise RuntimeError("ResponseParser already finalized")
         if self._tail:
             flush(self)
+        scanned = self._scanned
+        self._scanned = None
         if text:
             if not isinstance(text, str):
                 raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
@@ -359,7 +371,16 @@ class CompiledParser:
                 return []  # whitespace grows the held match: nothing to search (see grown)
             extend_buffer(self, text)
         events: list[dict[str, Any]] = []
-        found = _routed(self, events)
+        if scanned is not None:
+            # The fast path scanned this buffer before declining the chunk: its answer stands
+            # where buffer, position and state are the ones it scanned (the scan is a function
+            # of them).
+            buf, pos, region, found = scanned
+            if pos != self._pos or region != self.region or buf != self._buf:
+                scanned = None
+            else:
+                scanned = found
+        found = _routed(self, events, scanned)
         if found is not None:
             self._fast = None  # until _settle: the region may change, or the loop raise
             self._clean = False

@@ -373,8 +373,10 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             # The state's scanner over the held text and the chunk (Fast.literals): a match
             # is committed by the general path; else what comes before its hold is routed,
             # as the general path routes it, and the rest is held.
-            hold, _, _, target, _ = self._scan[self.region + 1](whole, 0, NO_MEMO)
+            found = self._scan[self.region + 1](whole, 0, NO_MEMO)
+            hold, _, _, target, _ = found
             if target != -1:
+                self._scanned = (whole, 0, self.region, found)  # (see engine._feed)
                 return self._feed(text) if events else None
             committed = whole[:hold]
             run = False
@@ -437,8 +439,12 @@ def holds_at_pos(p: CompiledParser, text: str) -> bool:
     would route and commit nothing (``engine._routed``), and the chunk only joins the held
     text. The scanner is the one the general path runs, on the same buffer and position."""
     pos = p._pos
-    hold, _, _, target, _ = p._scan[p.region + 1](p._buf + text, pos, NO_MEMO)
-    return target == -1 and hold == pos
+    buf = p._buf + text
+    found = p._scan[p.region + 1](buf, pos, NO_MEMO)
+    if found[3] == -1 and found[0] == pos:
+        return True
+    p._scanned = (buf, pos, p.region, found)  # the general path's scan (see engine._feed)
+    return False
 
 
 def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> bool:

@@ -433,3 +433,34 @@ def test_starts_hold_examples() -> None:
     assert starts_hold("x <a> y", ("<b>", "<a>")) == -1
     assert starts_hold("x  <", (), ("<a>",)) == 1  # the run before a literal's prefix
     assert starts_hold("x <= 2\n", (), ("<a>",)) == 6  # the trailing run
+
+
+def test_the_general_path_takes_the_fast_paths_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the fast path scanned the buffer with the chunk and then declined it, the general
+    path takes that scan instead of scanning again (``engine._feed``): used on a call's opening
+    streamed a token at a time, and what the parser observes is the general path's alone; a
+    scan of another buffer is never taken."""
+    import rtc.runtime.engine as engine
+
+    taken: list[bool] = []
+    routed = engine._routed
+
+    def counted(p: Any, events: Any, scanned: Any = None) -> Any:
+        taken.append(scanned is not None)
+        if scanned is not None:
+            # The scan handed over is the scan of this buffer, position and state.
+            again = p._scan[p.region + 1](p._buf, p._pos, [])
+            assert scanned[:4] == again[:4]
+            assert (scanned[4] is None) == (again[4] is None)
+            if again[4] is not None:
+                assert scanned[4].span() == again[4].span()
+                assert scanned[4].groupdict() == again[4].groupdict()
+        return routed(p, events, scanned)
+
+    monkeypatch.setattr(engine, "_routed", counted)
+    module = rtc.generated.get("gemma4")
+    text = 'Sure.<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>Done.'
+    chunks = re.findall(r"<\|\"\|>|<\|?[a-z_]+\|?>|\w+|\W", text)
+    parser = module.ResponseParser
+    assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks)
+    assert any(taken)
