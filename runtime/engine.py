@@ -115,6 +115,14 @@ def _routed(p: CompiledParser, events: list[dict[str, Any]], scanned: Any = None
     return None
 
 
+def _taken(p: CompiledParser, scanned: tuple[str, int, int, Any]) -> Any:
+    """The fast path's scan of ``p``'s buffer before it declined a chunk (``_scanned``): its
+    answer, where buffer, position and state are still the ones it scanned (the scan is a
+    function of them); else None."""
+    buf, pos, region, found = scanned
+    return found if pos == p._pos and region == p.region and buf == p._buf else None
+
+
 def _derive(cls: Any) -> None:
     """What a parser class derives from the tables its module wrote (also for a subclass
     that replaces some of them)."""
@@ -371,16 +379,7 @@ class CompiledParser:
                 return []  # whitespace grows the held match: nothing to search (see grown)
             extend_buffer(self, text)
         events: list[dict[str, Any]] = []
-        if scanned is not None:
-            # The fast path scanned this buffer before declining the chunk: its answer stands
-            # where buffer, position and state are the ones it scanned (the scan is a function
-            # of them).
-            buf, pos, region, found = scanned
-            if pos != self._pos or region != self.region or buf != self._buf:
-                scanned = None
-            else:
-                scanned = found
-        found = _routed(self, events, scanned)
+        found = _routed(self, events, None if scanned is None else _taken(self, scanned))
         if found is not None:
             self._fast = None  # until _settle: the region may change, or the loop raise
             self._clean = False
