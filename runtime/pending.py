@@ -103,7 +103,17 @@ class Steps:
     look-aheads it crossed whose bodies may still match; a body that matches ends the path).
     """
 
-    __slots__ = ("_main", "_gated", "_gates", "_sets", "_ids", "_moves", "_sure", "_lock")
+    __slots__ = (
+        "_main",
+        "_gated",
+        "_gates",
+        "_sets",
+        "_ids",
+        "_moves",
+        "_kept",
+        "_sure",
+        "_lock",
+    )
 
     def __init__(
         self,
@@ -121,6 +131,7 @@ class Steps:
         self._sets: list[frozenset[Any]] = [start]
         self._ids: dict[frozenset[Any], int] = {start: 0}
         self._moves: list[dict[str, int]] = [{}]
+        self._kept = 0  # moves remembered, over every state
         # Per state: a path started at the search position has read all its look-aheads as
         # passing (the state is pending, not just not ruled out).
         self._sure: list[bool] = [False]
@@ -200,8 +211,9 @@ class Steps:
                     self._sure.append(
                         any(item.__class__ is tuple and not item[1] for item in found)
                     )
-            if sum(map(len, self._moves)) < MAX_MOVES:
+            if self._kept < MAX_MOVES:
                 self._moves[state][ch] = to
+                self._kept += 1
         return to
 
     def sure(self, state: int) -> bool:

@@ -5,12 +5,15 @@ its name, say), the streaming search runs the ``regex`` module over the held tex
 every chunk, in partial mode: several microseconds a token for a few dozen characters. The
 runtime can instead read each chunk once with the pattern's position (Glushkov) automaton
 (``rtc.runtime.pending``). This module builds it from the tree, for the patterns whose every
-construct is a character test, a sequence, an alternation, a plain or capturing group or a
-greedy or lazy repeat: what such a pattern matches is a regular language, which the
-automaton's states read exactly, whatever order the engine tries its paths in. Anything else
-(an assertion, a look-around, a back-reference, a call, an atomic group or possessive repeat,
-``\\K``) has no automaton, nor a pattern that matches the empty string (its match at the search
-position is complete from the start).
+construct is a character test, a sequence, an alternation, a plain or capturing group, a
+greedy or lazy repeat or a negative look-ahead (a gate on the moves that cross it, see
+``Positions``): without the look-aheads, what such a pattern matches is a regular language,
+which the automaton's states read exactly, whatever order the engine tries its paths in.
+Anything else (another assertion, a look-behind, a positive look-ahead, a back-reference, a
+call, an atomic group or possessive repeat, ``\\K``) has no automaton, nor a pattern that
+matches the empty string (its match at the search position is complete from the start). The
+compiler's :data:`~.runs.GUARD` before a ``\\s*``-led pattern is read past (see
+:func:`positions`).
 
 Each character test is a *position*: ``tests[p]`` a character, or a standalone fragment
 (``\\s``, ``[^<]``, ``(?i:a)``) tested by the ``regex`` module itself. A match is a word
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field
 from . import nodes as n
 from .chars import fragment
 from .parser import parse
+from .runs import GUARD
 
 # The most positions an automaton may have: a bounded repeat is written out once per copy
 # (``\s{0,200}`` is 200 positions), and beyond this the search is left as it is.
@@ -145,7 +149,7 @@ class _Builder:
         empty, first, last = inner.build(body)
         if empty:
             raise _Outside("a look-ahead that always fails")
-        found = inner.positions(False, first, last)
+        found = inner.positions(first, last)
         if found not in self.gates:  # (one automaton for a look-ahead written twice)
             if len(self.gates) >= 8:
                 raise _Outside("too many look-aheads")
@@ -182,10 +186,7 @@ class _Builder:
         return result
 
     def positions(
-        self,
-        nullable: bool,
-        first: set[tuple[int, frozenset[int]]],
-        last: set[tuple[int, frozenset[int]]],
+        self, first: set[tuple[int, frozenset[int]]], last: set[tuple[int, frozenset[int]]]
     ) -> Positions:
         """The automaton built (a move is gated where every way to it crosses a gate: the
         gates of its least gated way, the way a match may take; see ``Positions.gated``)."""
@@ -205,7 +206,7 @@ class _Builder:
             tuple(self.tests),
             tuple(sorted(starts)),
             tuple(follow),
-            tuple(sorted({p for p, _ in last})) if not nullable else (),
+            tuple(sorted({p for p, _ in last})),
             gated,
             tuple(self.gates),
         )
@@ -213,44 +214,23 @@ class _Builder:
 
 def positions(pattern: str) -> Positions | None:
     """The position automaton of ``pattern`` (compiled with ``regex.DOTALL``), or None where it
-    has none (see the module docstring)."""
+    has none (see the module docstring).
+
+    A pattern behind the compiler's :data:`~.runs.GUARD` (``runs.run_skipping``) is read as
+    the pattern alone: a path started at the search position passes the guard there (``\\G``
+    holds), and for the paths that may complete, reading the guard as the empty string only
+    adds matches."""
     tree = parse(pattern)
     if tree.error is not None or tree.outside is not None or not tree.known:
         return None
+    root = tree.root
+    if isinstance(root, n.Seq) and len(root.items) == 2 and tree.source(root.items[0]) == GUARD:
+        root = root.items[1]
     builder = _Builder()
     try:
-        empty, first, last = builder.build(_after_guard(tree.root))
+        empty, first, last = builder.build(root)
     except (_Outside, RecursionError):
         return None
     if empty:
         return None
-    return builder.positions(False, first, last)
-
-
-def _after_guard(root: n.Node) -> n.Node:
-    """``root`` without a leading zero-width group one of whose alternatives is ``\\G``
-    (``(?:\\G|(?<!\\s)|(?!\\s))``, which the compiler puts before a ``\\s*``-led pattern
-    searched while streaming): a path started at the search position passes it there (``\\G``
-    holds), and for the paths that may complete, reading it as the empty string only adds
-    matches."""
-    if not isinstance(root, n.Seq) or not root.items:
-        return root
-    head = root.items[0]
-    if (
-        isinstance(head, n.Group)
-        and head.kind == n.GROUP
-        and isinstance(head.body, n.Alt)
-        and all(_zero_width(branch) for branch in head.body.branches)
-        and any(
-            isinstance(branch, n.Assert) and branch.kind == n.SEARCH_START
-            for branch in head.body.branches
-        )
-    ):
-        return n.Seq(root.start, root.end, root.items[1:])
-    return root
-
-
-def _zero_width(node: n.Node) -> bool:
-    return isinstance(node, (n.Assert, n.Empty)) or (
-        isinstance(node, n.Group) and node.is_lookaround
-    )
+    return builder.positions(first, last)
