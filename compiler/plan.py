@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .regex_syntax.json_value import JsonShape
     from .regex_syntax.positions import Positions
 
 
@@ -403,8 +404,9 @@ class Plan:
     literals: list[Literal]
     literal_lists: list[LiteralList]
     patterns: list[Pattern]
-    # Position automata of patterns (by the pattern constant's name): NAME_STEPS.
-    steps: dict[str, Positions]
+    # Position automata of patterns (by the pattern constant's name): NAME_STEPS; a JsonShape
+    # where the pattern reads the catalogue's JSON value grammar (NAME_STEPS = JsonSteps(...)).
+    steps: dict[str, Positions | JsonShape]
     constants: list[Constant]  # template data (content_args, transforms, defaults)
     content_patterns: list[ContentPattern]
     value_functions: list[ValueFunction]

@@ -23,6 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_literal, search_literal_led
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.pending import Steps
+from rtc.runtime.pending_json import JsonSteps
 
 require_api(4, __name__)
 
@@ -87,6 +88,16 @@ _OPEN_THINKING_RE = re.compile(
 _OPEN_TOOL_CALLS = regex.compile(
     '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))<tool_call>(?=\\s*(?&jv)\\s*(?:</tool_call>|</s>|$))',
     regex.DOTALL,
+)
+# Its JSON value reader (rtc.runtime.pending_json): each chunk read once while the match is pending
+# from the search position: the head's position automaton (as for Steps), the literals it begins
+# with, then the value and the rest's literals.
+_OPEN_TOOL_CALLS_STEPS = JsonSteps(
+    (("<tool_call>",), {10: ()}, (0,), (10,)),
+    ("<tool_call>",),
+    spaced=True,
+    rest=("</tool_call>", "</s>"),
+    dollar=True,
 )
 # close 'content': pattern '\\n?</response>|</s>'
 _CLOSE_CONTENT = regex.compile("\\n?</response>|</s>", regex.DOTALL)
@@ -300,7 +311,7 @@ _FAST_OUTSIDE = Fast(
     True,
     pending=((_OPEN_RESPONSE_START_PREFIX, False),),
     patterns=True,
-    steps=(_CLOSE_CONTENT_STEPS, _OPEN_RESPONSE_START_STEPS),
+    steps=(_OPEN_TOOL_CALLS_STEPS, _CLOSE_CONTENT_STEPS, _OPEN_RESPONSE_START_STEPS),
 )
 
 

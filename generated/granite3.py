@@ -23,6 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.pending import Steps
+from rtc.runtime.pending_json import JsonSteps
 from rtc.runtime.transform import each_element
 
 require_api(4, __name__)
@@ -78,6 +79,13 @@ _OPEN_THINKING_LITERALS_RE = re.compile("Here\\ is\\ my\\ thought\\ process:|<th
 _OPEN_TOOL_CALLS = regex.compile(
     '(?:<\\|tool_call\\|>|<tool_call>)\\s*(?=(?&jv))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
+)
+# Its JSON value reader (rtc.runtime.pending_json): each chunk read once while the match is pending
+# from the search position: the head's position automaton (as for Steps), the literals it begins
+# with, then the value.
+_OPEN_TOOL_CALLS_STEPS = JsonSteps(
+    (("<|tool_call|>", "<tool_call>", ("\\s",)), {12: (24,), 24: (24,)}, (0, 13), (12, 23, 24)),
+    ("<|tool_call|>", "<tool_call>"),
 )
 # close 'thinking': pattern '(?:Here is my response:|</think>)\\s*|<\\|end_of_text\\|>'
 _CLOSE_THINKING = regex.compile(
@@ -258,6 +266,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_CLOSE_CONTENT, False), (_OPEN_THINKING_LITERALS, False)),
     drops=True,
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_CLOSE_CONTENT, _OPEN_THINKING_LITERALS, "<|tool_call|>", "<tool_call>"),
 )
 

@@ -23,6 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.pending import Steps
+from rtc.runtime.pending_json import JsonSteps
 
 require_api(4, __name__)
 
@@ -76,6 +77,41 @@ _CLOSE_CONTENT_RARE = 3  # '>'
 _OPEN_TOOL_CALLS = regex.compile(
     '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)(?:\\s*(?:\\[CALL_ID\\]\\s*\\w+\\s*\\[ARGS\\]|\\[ARGS\\]))?\\s*(?=(?&jv))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
+)
+# Its JSON value reader (rtc.runtime.pending_json): each chunk read once while the match is pending
+# from the search position: the head's position automaton (as for Steps), the literals it begins
+# with, then the value.
+_OPEN_TOOL_CALLS_STEPS = JsonSteps(
+    (
+        (
+            "[TOOL_CALLS]",
+            ("\\s",),
+            ("[\\w.:\\-]",),
+            ("\\s",),
+            "[CALL_ID]",
+            ("\\s",),
+            ("\\w",),
+            ("\\s",),
+            "[ARGS]",
+            "[ARGS]",
+            ("\\s",),
+        ),
+        {
+            11: (12, 13),
+            12: (12, 13),
+            13: (13, 14, 15, 33, 39),
+            14: (14, 15, 33),
+            23: (24, 25),
+            24: (24, 25),
+            25: (25, 26, 27),
+            26: (26, 27),
+            32: (39,),
+            39: (39,),
+        },
+        (0,),
+        (13, 32, 38, 39),
+    ),
+    ("[TOOL_CALLS]",),
 )
 # open 'tool_calls': pattern '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)(?:\\s*(?:\\[CALL_ID\\]\\s*\\...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS = regex.compile(
@@ -228,6 +264,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT, False)),
     drops=True,
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_THINKING, _CLOSE_CONTENT, "[TOOL_CALLS]"),
 )
 

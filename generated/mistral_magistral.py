@@ -23,6 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.pending import Steps
+from rtc.runtime.pending_json import JsonSteps
 
 require_api(4, __name__)
 
@@ -84,6 +85,42 @@ _OPEN_THINKING_RE = re.compile(
 _OPEN_TOOL_CALLS = regex.compile(
     '\\[TOOL_CALLS\\]\\s*(?P<name>[\\w.:\\-]+)\\s*(?:\\[CALL_ID\\]\\s*\\w+\\s*\\[ARGS\\]\\s*|\\[ARGS\\]\\s*)?(?=(?&jv))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
+)
+# Its JSON value reader (rtc.runtime.pending_json): each chunk read once while the match is pending
+# from the search position: the head's position automaton (as for Steps), the literals it begins
+# with, then the value.
+_OPEN_TOOL_CALLS_STEPS = JsonSteps(
+    (
+        (
+            "[TOOL_CALLS]",
+            ("\\s",),
+            ("[\\w.:\\-]",),
+            ("\\s",),
+            "[CALL_ID]",
+            ("\\s",),
+            ("\\w",),
+            ("\\s",),
+            "[ARGS]",
+            ("\\s",),
+            "[ARGS]",
+            ("\\s",),
+        ),
+        {
+            11: (12, 13),
+            12: (12, 13),
+            13: (13, 14, 15, 34),
+            14: (14, 15, 34),
+            23: (24, 25),
+            24: (24, 25),
+            25: (25, 26, 27),
+            26: (26, 27),
+            33: (33,),
+            40: (40,),
+        },
+        (0,),
+        (13, 14, 32, 33, 39, 40),
+    ),
+    ("[TOOL_CALLS]",),
 )
 # close 'thinking': pattern '\\[/THINK\\]\\s*|</s>'
 _CLOSE_THINKING = regex.compile("\\[/THINK\\]\\s*|</s>", regex.DOTALL)
@@ -260,6 +297,7 @@ _FAST_OUTSIDE = Fast(
     True,
     pending=((_OPEN_THINK_END, False), (_CLOSE_CONTENT, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
 )
 
 

@@ -23,6 +23,7 @@ from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
 from rtc.runtime.pending import Steps
+from rtc.runtime.pending_json import JsonSteps
 
 require_api(4, __name__)
 
@@ -72,6 +73,16 @@ _CLOSE_CONTENT_RARE = 8  # '|'
 _OPEN_TOOL_CALLS = regex.compile(
     '(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))<tool_call>(?=\\s*(?&jv)\\s*(?:</tool_call>|<\\|im_end\\|>|$))',
     regex.DOTALL,
+)
+# Its JSON value reader (rtc.runtime.pending_json): each chunk read once while the match is pending
+# from the search position: the head's position automaton (as for Steps), the literals it begins
+# with, then the value and the rest's literals.
+_OPEN_TOOL_CALLS_STEPS = JsonSteps(
+    (("<tool_call>",), {10: ()}, (0,), (10,)),
+    ("<tool_call>",),
+    spaced=True,
+    rest=("</tool_call>", "<|im_end|>"),
+    dollar=True,
 )
 # close 'thinking': pattern '</think>\\s*|<\\|im_end\\|>'
 _CLOSE_THINKING = regex.compile("</think>\\s*|<\\|im_end\\|>", regex.DOTALL)
@@ -219,6 +230,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_THINKING, _CLOSE_CONTENT, "<tool_call>"),
 )
 

@@ -216,6 +216,11 @@ class Steps:
                 self._kept += 1
         return to
 
+    def start(self, p: CompiledParser) -> int:
+        """The state before the held text: nothing read (``pending_json.JsonSteps`` reads
+        the parser here)."""
+        return 0
+
     def sure(self, state: int) -> bool:
         """Whether ``state`` (not OUT) is pending: a path started at the search position has
         read all its look-aheads as passing."""
@@ -223,8 +228,8 @@ class Steps:
 
 
 def pending_states(
-    p: CompiledParser, whole: str, text: str, steps: tuple[Steps, ...]
-) -> tuple[int, ...] | None:
+    p: CompiledParser, whole: str, text: str, steps: tuple[Any, ...]
+) -> tuple[Any, ...] | None:
     """For held text ``whole`` (the text from the search position, ``text`` its last chunk):
     each of ``steps``' states after it, when some pattern's match is pending from the search
     position (the scanner would return at once, holding everything); else None. What was read
@@ -236,23 +241,25 @@ def pending_states(
         and len(kept[0]) + len(text) == len(whole)
         and whole.startswith(kept[0])
     ):
-        states: tuple[int, ...] | None = kept[2]
+        states: tuple[Any, ...] | None = kept[2]
         read = text
     elif len(whole) > MAX_HELD:
         return None
     else:
         states, read = None, whole
+    if states is None:
+        states = tuple(automaton.start(p) for automaton in steps)
     if len(steps) == 1:  # (most states: one pattern watch)
         automaton = steps[0]
-        state = states[0] if states else 0
+        state = states[0]
         if state != OUT:
             state = automaton.read(state, read)
-        after: tuple[int, ...] = (state,)
+        after: tuple[Any, ...] = (state,)
         sure = state != OUT and automaton.sure(state)
     else:
         after = tuple(
             OUT if state == OUT else automaton.read(state, read)
-            for automaton, state in zip(steps, states or (0,) * len(steps), strict=True)
+            for automaton, state in zip(steps, states, strict=True)
         )
         sure = any(
             state != OUT and automaton.sure(state)

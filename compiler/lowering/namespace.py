@@ -29,6 +29,7 @@ from ..plan import (
 from ..rarity import rarest_index
 from ..regex_syntax import re_twin, searches_well
 from ..regex_syntax.fast_paths import literal_prefix
+from ..regex_syntax.json_value import JsonShape, json_shape
 from ..regex_syntax.positions import Positions, positions
 
 
@@ -63,7 +64,7 @@ class Namespace:
         self.literals: list[Literal] = []
         self.literal_lists: list[LiteralList] = []
         self.patterns: list[Pattern] = []
-        self.steps: dict[str, Positions] = {}
+        self.steps: dict[str, Positions | JsonShape] = {}
         self.constants: list[Constant] = []
         # Content parsers precompiled from content_args (lowering.content).
         self.content_patterns: list[ContentPattern] = []
@@ -94,13 +95,20 @@ class Namespace:
 
     def pattern_steps(self, const: Pattern) -> str | None:
         """``NAME_STEPS``, the position automaton of pattern constant ``NAME``
-        (``regex_syntax.positions``), or None where it has none."""
+        (``regex_syntax.positions``), or its JSON value reader (``regex_syntax.json_value``),
+        or None where it has neither."""
         if const.name not in self.steps:
-            found = positions(ast.literal_eval(const.source))
-            if found is None:
+            source = ast.literal_eval(const.source)
+            found: Positions | JsonShape | None = positions(source)
+            if found is not None:
+                self.imports.add("pending", "Steps")
+            elif (found := json_shape(source)) is not None:
+                # Recursion has no position automaton; the catalogue's JSON value grammar
+                # is read with a stack (runtime.pending_json).
+                self.imports.add("pending_json", "JsonSteps")
+            else:
                 return None
             self.steps[const.name] = found
-            self.imports.add("pending", "Steps")
         return f"{const.name}_STEPS"
 
     def content_pattern(self, found: ContentPattern) -> None:
