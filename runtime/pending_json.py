@@ -154,15 +154,16 @@ class JsonSteps:
         heads, values, tail = state
         if not heads and len(values) == 1:
             # (The common case once the head is read: one value, read in one go.)
-            value = self._value(*values[0], text)
+            mode, stack, aux = values[0]
+            value = self._value(mode, stack, aux, text)
             if value is None or value[0] == _DONE:
                 return OUT
             values = (value,)
         else:
             for ch in text:
                 reading = []
-                for value in values:
-                    value = self._value(*value, ch)
+                for mode, stack, aux in values:
+                    value = self._value(mode, stack, aux, ch)
                     if value is not None:
                         if value[0] == _DONE:
                             return OUT
