@@ -21,6 +21,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending_json import JsonSteps
 from rtc.runtime.transform import each_element
 
 require_api(4, __name__)
@@ -63,6 +64,12 @@ _CLOSE_CONTENT_RARE = 3  # '>'
 _OPEN_TOOL_CALLS = regex.compile(
     '\\[TOOL_CALLS\\][^\\[]*(?=\\[\\s*\\{(?&jv)*)(?=(?&jv))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*(?&jv)\\s*(?:,\\s*(?&js)\\s*:\\s*(?&jv)\\s*)*)?\\}|\\[\\s*(?:(?&jv)\\s*(?:,\\s*(?&jv)\\s*)*)?\\]|(?&js)|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|true|false|null)(?P<js>"(?:[^"\\\\]|\\\\.)*"))',
     regex.DOTALL,
+)
+# Its JSON value reader (rtc.runtime.pending_json): each chunk read once while the match is pending
+# from the search position: the head's position automaton (as for Steps), the literals it begins
+# with, then the value.
+_OPEN_TOOL_CALLS_STEPS = JsonSteps(
+    (("[TOOL_CALLS]", ("[^\\[]",)), {12: (12,)}, (0,), (11, 12)), ("[TOOL_CALLS]",), objects=True
 )
 # close 'tool_calls': pattern '\\G(?:(?&jv)\\K|(?<=\\]))(?(DEFINE)(?P<jv>\\{\\s*(?:(?&js)\\s*:\\s*...'
 _CLOSE_TOOL_CALLS = regex.compile(
@@ -185,6 +192,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_CLOSE_CONTENT, False),),
     drops=True,
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_CLOSE_CONTENT, "[TOOL_CALLS]"),
 )
 

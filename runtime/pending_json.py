@@ -73,6 +73,8 @@ _SIGN = 15  # after the exponent's sign: a digit
 _EXPONENT = 16  # in the exponent: a digit, or the value ends
 _REST = 17  # the value is complete: whitespace before the rest's literal
 _REST_LITERAL = 18  # in the rest's literal (aux: what of it is read)
+_ARRAY = 20  # before a value that must be an array whose first item is an object: "["
+_FIRST_OBJECT = 21  # after that "[": whitespace, then "{"
 _DONE = 19  # (returned only: the match is complete, or the text is not modelled)
 _STOP = (_DONE, "", "")
 
@@ -89,7 +91,10 @@ class JsonSteps:
     ``pending.Steps`` (None: ``\\G``, the value at the search position); ``leads``: the literals
     every head begins with; ``spaced``: whitespace may come between head and value; ``rest``:
     the rest's literals, None where the pattern ends with the value; ``dollar``: the rest may
-    end at ``$``; ``behind``: the characters the look-behind alternative matches after.
+    end at ``$``; ``behind``: the characters the look-behind alternative matches after;
+    ``objects``: the head ends with ``(?=\\[\\s*\\{(?&jv)*)`` (mistral_v3's): the value is an
+    array whose first item is an object (that look-ahead succeeds once ``[``, whitespace and
+    ``{`` are read, and while they are not it fails where the value's reading does).
 
     A state is ``(heads, values, tail)``: the head's positions reached (a path of the head from
     the search position), the readings of values begun where the head may end, and the last
@@ -106,6 +111,7 @@ class JsonSteps:
         "_start",
         "_moves",
         "_ends",
+        "_top",
     )
 
     def __init__(
@@ -116,6 +122,7 @@ class JsonSteps:
         rest: tuple[str, ...] | None = None,
         dollar: bool = False,
         behind: str = "",
+        objects: bool = False,
     ) -> None:
         self._head = None if head is None else _Automaton(*head)
         self._ends = frozenset() if self._head is None else self._head.last
@@ -127,7 +134,9 @@ class JsonSteps:
         # Characters kept from one chunk to the next for the later-literal check.
         self._keep = max(map(len, leads), default=1) - 1
         heads = frozenset({-1}) if head is not None else frozenset()
-        values = () if head is not None else ((_TOP, "", ""),)
+        # Where a value begins (objects: the template looks ahead for "[", whitespace, "{").
+        self._top = (_ARRAY if objects else _TOP, "", "")
+        values = () if head is not None else (self._top,)
         self._start = (heads, values, None)
         self._moves: dict[tuple[frozenset[int], str], frozenset[int]] = {}
 
@@ -171,7 +180,7 @@ class JsonSteps:
                 if heads:
                     heads = self._head_move(heads, ch)
                     if not heads.isdisjoint(self._ends):
-                        reading.append((_TOP, "", ""))  # a value may begin after this character
+                        reading.append(self._top)  # a value may begin after this character
                 if not heads and not reading:
                     return OUT
                 values = tuple(dict.fromkeys(reading))
@@ -274,9 +283,19 @@ class JsonSteps:
                 if not any(literal.startswith(aux) for literal in self.rest):
                     return None
                 continue
+            if mode == _ARRAY:
+                if ch != "[":
+                    return None
+                mode, stack = _FIRST_OBJECT, "["
+                continue
             if ch in _SPACE:
                 if mode == _TOP and not self.spaced:
                     return None
+                continue
+            if mode == _FIRST_OBJECT:
+                if ch != "{":
+                    return None
+                mode, stack = _FIRST_KEY, "[{"
                 continue
             if mode == _AFTER:
                 top = stack[-1]

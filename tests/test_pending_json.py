@@ -31,7 +31,8 @@ SETTINGS = settings(max_examples=300, derandomize=True, deadline=None, database=
 GENERATED = Path(rtc.generated.__file__).parent
 
 # Patterns of the shapes, beside the catalogue's: a literal head with a rest and $, a choice of
-# heads with \s* outside the look-ahead, a head with a name, closes at \G (one with more after).
+# heads with \s* outside the look-ahead, a head with a name, closes at \G (one with more after),
+# a head that reads on to the value, which must be an array of objects (mistral_v3's).
 SHAPES = [
     r"<a>(?=\s*(?&jv)\s*(?:</a>|$))",
     r"(?:<a>|<b>)\s*(?=(?&jv))",
@@ -41,6 +42,7 @@ SHAPES = [
     r"<t>\s*(?:\[A\])?\s*(?=(?&jv))",
     r"\G(?:(?&jv)\K|(?<=\}))",
     r"\G(?:(?&jv)\K|(?<=\]))\s*\}",
+    r"<t>[^\[]*(?=\[\s*\{(?&jv)*)(?=(?&jv))",  # mistral_v3's: an array of objects
 ]
 
 
@@ -65,6 +67,7 @@ def reader(shape: JsonShape) -> JsonSteps:
         shape.rest,
         shape.dollar,
         shape.behind,
+        shape.objects,
     )
 
 
@@ -107,6 +110,8 @@ def held_text(rng: random.Random, shape: JsonShape) -> str:
     head = ""
     if shape.leads and rng.random() < 0.9:
         head = rng.choice(shape.leads) + rng.choice(["", " ", "get_weather", " fn-1 [ARGS]", "t"])
+        if shape.objects and rng.random() < 0.5:
+            head += rng.choice(["[", " [", "[ ", " [\n"]) + rng.choice(["{", ""])
     if rng.random() < 0.6:
         body = json_value(rng) + rng.choice(["", " ", "\n", "</a>", "</tool_call>", " </s>", "}"])
     else:
@@ -183,6 +188,7 @@ def test_catalogue_shapes() -> None:
         ("mistral", "close_pattern"),
         ("mistral_magistral", "open_pattern"),
         ("mistral_magistral", "close_pattern"),
+        ("mistral_v3", "open_pattern"),
         ("mistral_v3", "close_pattern"),
         ("smollm3", "open_pattern"),
     }
@@ -191,6 +197,7 @@ def test_catalogue_shapes() -> None:
     assert (smollm3.rest, smollm3.dollar) == (("</tool_call>", "<|im_end|>"), True)
     assert shapes["mistral", "open_pattern"].leads == ("[TOOL_CALLS]",)
     assert shapes["llama3", "close_pattern"].behind == "}"
+    assert shapes["mistral_v3", "open_pattern"].objects
 
 
 @pytest.mark.parametrize(
@@ -257,8 +264,23 @@ ARGUMENT = (
 )
 
 
+def test_an_array_of_objects_where_the_template_looks_ahead_for_one() -> None:
+    """mistral_v3's look-ahead for "[", whitespace, "{" before the value's: read as the value's
+    first characters; any other value is no match there."""
+    shape = json_shape(GRAMMAR + SHAPES[-1])
+    assert shape is not None and shape.objects
+    steps = reader(shape)
+    start = steps.start(Held(""))
+    # (Before a "[", the head reads on: one may still come.)
+    for text in ["<t>", '<t> {"a"', "<t> [", "<t> [ \n", '<t> [{"a": [1', '<t>[{}, {"b"']:
+        state = steps.read(start, text)
+        assert state != OUT and steps.sure(state), text
+    for text in ["<t> [1", "<t> [[", "<t> []", '<t> [{"a": 1}]']:
+        assert steps.read(start, text) == OUT, text
+
+
 @SETTINGS
-@given(seed=st.integers(0, 2**32), index=st.integers(0, 2))
+@given(seed=st.integers(0, 2**32), index=st.integers(0, 3))
 def test_json_openings_stream_as_the_general_path_does(seed: int, index: int) -> None:
     """A call whose arguments are a long JSON value (code with braces and escapes inside
     strings, nested arrays, numbers), after prose, in random 1- to 6-character chunks: the same
@@ -267,11 +289,14 @@ def test_json_openings_stream_as_the_general_path_does(seed: int, index: int) ->
         (GRAMMAR + SHAPES[0], "</a>"),
         (GRAMMAR + SHAPES[2], "</c>"),
         (SHAPES[1] + GRAMMAR, "</b>"),
+        (GRAMMAR + SHAPES[-1], "</t>"),
     ][index]
     fields = {"content": {"close": "</e>"}, "tool_calls": call_field(opening, close)}
     text = ["Hi there. <a>" + ARGUMENT + "</a>", "Ok <c> get_x " + ARGUMENT + "</c>"][index % 2]
     if index == 2:
         text = "Ok <b>\n" + ARGUMENT + "</b> done"
+    if index == 3:
+        text = "Ok <t> [" + ARGUMENT + ", " + ARGUMENT + "]</t>"
     rng = random.Random(seed)
     chunks = []
     while text:

@@ -36,12 +36,20 @@ _AT_POS = re.compile(r"\\G\(\?:\(\?&jv\)\\K\|\(\?<=(\\.|[^\\()\[\]])\)\)(.*)", r
 _AFTER_HEAD = re.compile(r"(.+?)(\\s\*)?\(\?=(\\s\*)?\(\?&jv\)(.*)\)", re.DOTALL)
 
 
+# mistral_v3's look-ahead before the value's: "[", whitespace, "{", then values (none needed).
+# It succeeds once "[", whitespace and "{" are read, so it is read as the value's first
+# characters (``JsonSteps(objects=True)``). (Its values are tried right after "{", where a
+# key's string is: one cut short by the end of the text is partial there, as the value is.)
+_OBJECTS = r"(?=\[\s*\{(?&jv)*)"
+
+
 @dataclass(frozen=True)
 class JsonShape:
     """What ``JsonSteps`` is built with (see its docstring): the head's position automaton
     (None: the value at ``\\G``), the literals every head begins with, whether whitespace may
     come before the value, the rest's literals (None: the pattern ends with the value) and
-    whether it may end at ``$``, and the look-behind's character ("" for none)."""
+    whether it may end at ``$``, the look-behind's character ("" for none), and whether the
+    value is an array whose first item is an object (``objects``: see :data:`_OBJECTS`)."""
 
     head: Positions | None
     leads: tuple[str, ...]
@@ -49,6 +57,7 @@ class JsonShape:
     rest: tuple[str, ...] | None
     dollar: bool
     behind: str
+    objects: bool = False
 
 
 def json_shape(pattern: str) -> JsonShape | None:
@@ -74,6 +83,9 @@ def json_shape(pattern: str) -> JsonShape | None:
     if found is None:
         return None
     head, outside, inside, after = found.groups()
+    objects = head.endswith(_OBJECTS) and not outside
+    if objects:
+        head = head[: -len(_OBJECTS)]
     if not _balanced(head) or not _balanced(after):
         return None  # (the last ")" must close the look-ahead)
     automaton = positions(head + (outside or ""))
@@ -81,12 +93,12 @@ def json_shape(pattern: str) -> JsonShape | None:
     if automaton is None or not leads or not all(leads):
         return None
     if not after:
-        return JsonShape(automaton, leads, bool(inside), None, False, "")
+        return JsonShape(automaton, leads, bool(inside), None, False, "", objects)
     rest = _rest(after)
     if rest is None:
         return None
     literals, dollar = rest
-    return JsonShape(automaton, leads, bool(inside), literals, dollar, "")
+    return JsonShape(automaton, leads, bool(inside), literals, dollar, "", objects)
 
 
 def _rest(after: str) -> tuple[tuple[str, ...], bool] | None:
