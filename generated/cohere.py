@@ -22,6 +22,7 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 from rtc.runtime.transform import each_element
 
 require_api(4, __name__)
@@ -102,6 +103,17 @@ _OPEN_TOOL_CALLS = regex.compile(
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<\\|START_ACTION\\|>(?=[^<]*(?:<(?!\\|START_ACTION\\|>)[^<]*)*?<\\|END_ACTION\\|>)", re.DOTALL
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (The look-ahead that ends the pattern is read as consumed: a match is complete where it is.)
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<|START_ACTION|>", ("[^<]",), "<", ("[^<]",), "<|END_ACTION|>"),
+    {15: (16, 17, 19), 16: (16, 17, 19), 17: (17, 18, 19), 18: (17, 18, 19), 32: ()},
+    (0,),
+    (32,),
+    gated={(17, 18): (0,), (17, 17): (0,), (17, 19): (0,)},
+    gates=((("|START_ACTION|>",), {14: ()}, (0,), (14,)),),
 )
 # close 'thinking': pattern '<\\|END_THINKING\\|>\\s*|(?=<\\|START_THINKING\\|>)|<\\|END_OF_TUR...'
 _CLOSE_THINKING = regex.compile(
@@ -265,6 +277,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_THINKING, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_OPEN_THINKING, _CLOSE_CONTENT_LITERALS, "<|START_ACTION|>"),
 )
 

@@ -80,6 +80,45 @@ _OPEN_TOOL_CALLS = regex.compile(
     "(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?:function\\s*)?<｜tool▁sep｜>\\s*(?P<name>[^\\s<`]+)\\s*```(?:json)?\\s*(?=[\\[{])",
     regex.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (The look-ahead that ends the pattern is read as consumed: a match is complete where it is.)
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    (
+        "<｜tool▁calls▁begin｜>",
+        ("\\s",),
+        "<｜tool▁call▁begin｜>",
+        ("\\s",),
+        "function",
+        ("\\s",),
+        "<｜tool▁sep｜>",
+        ("\\s",),
+        ("[^\\s<`]",),
+        ("\\s",),
+        "```",
+        "json",
+        ("\\s",),
+        ("[\\[{]",),
+    ),
+    {
+        19: (20, 21),
+        20: (20, 21),
+        39: (40, 41, 50),
+        40: (40, 41, 50),
+        48: (49, 50),
+        49: (49, 50),
+        61: (62, 63),
+        62: (62, 63),
+        63: (63, 64, 65),
+        64: (64, 65),
+        67: (68, 72, 73),
+        71: (72, 73),
+        72: (72, 73),
+        73: (),
+    },
+    (0, 21),
+    (73,),
+)
 # open 'tool_calls': pattern '(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?:functio...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS = regex.compile(
     "(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?:function\\s*)?<｜tool▁sep｜>\\s*(?P<name>[^\\s<`]+)\\s*```(?:json)?\\s*",
@@ -247,6 +286,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(
         _OPEN_REASONING_CONTENT,
         _CLOSE_CONTENT_LITERALS,

@@ -22,6 +22,7 @@ from rtc.runtime.content import json_with
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
+from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -97,6 +98,17 @@ _OPEN_TOOL_CALLS = regex.compile(
 _OPEN_TOOL_CALLS_RE = re.compile(
     "<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[^<]*(?:<(?!\\|tool_call>)[^<]*)*?<tool_call\\|>)",
     re.ASCII | re.DOTALL,
+)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (The look-ahead that ends the pattern is read as consumed: a match is complete where it is.)
+_OPEN_TOOL_CALLS_STEPS = Steps(
+    ("<|tool_call>call:", ("[\\w.:\\-]",), ("[^<]",), "<", ("[^<]",), "<tool_call|>"),
+    {17: (17, 18, 19, 21), 18: (18, 19, 21), 19: (19, 20, 21), 20: (19, 20, 21), 32: ()},
+    (0,),
+    (32,),
+    gated={(19, 20): (0,), (19, 19): (0,), (19, 21): (0,)},
+    gates=((("|tool_call>",), {10: ()}, (0,), (10,)),),
 )
 # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[^<]*(?:<(?!\\|tool_c...': held while what follows keeps it growing
 _OPEN_TOOL_CALLS_GROWS = regex.compile("<\\|tool_call>call:(?P<name>[\\w.:\\-]+)", regex.DOTALL)
@@ -251,6 +263,7 @@ _FAST_OUTSIDE = Fast(
     False,
     pending=((_CLOSE_CONTENT_LITERALS, False),),
     patterns=True,
+    steps=(_OPEN_TOOL_CALLS_STEPS,),
     starts=(_CLOSE_CONTENT_LITERALS, "<|channel>", "<|tool_call>call:"),
 )
 

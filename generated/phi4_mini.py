@@ -60,6 +60,10 @@ TEMPLATE: dict[str, Any] = {
 _OPEN_TOOL_CALLS = regex.compile("functools(?=\\[)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _OPEN_TOOL_CALLS_RE = re.compile("functools(?=\\[)", re.DOTALL)
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (The look-ahead that ends the pattern is read as consumed: a match is complete where it is.)
+_OPEN_TOOL_CALLS_STEPS = Steps(("functools[",), {9: ()}, (0,), (9,))
 # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -195,7 +199,7 @@ _FAST_OUTSIDE = Fast(
     False,
     drops=True,
     patterns=True,
-    steps=(_CLOSE_CONTENT_STEPS,),
+    steps=(_OPEN_TOOL_CALLS_STEPS, _CLOSE_CONTENT_STEPS),
     starts=("functools", "<|end|>", "<|endoftext|>"),
 )
 

@@ -253,8 +253,9 @@ class CompiledParser:
         self._fast = cls._region_fast[0] if cls._implicit < 0 else None
         self._clean = False  # held text is a run of lead characters the fast path left
         self._growing: Growing | None = None  # held text is a growing match (growing.grown)
-        # (held text, automata, their states): a pattern's match read as pending (pending.py)
-        self._steps: tuple[str, tuple[Any, ...], tuple[int, ...]] | None = None
+        # (held text, automata, their states, the character before the search position): a
+        # pattern's match read as pending (pending.py)
+        self._steps: tuple[str, tuple[Any, ...], tuple[Any, ...], str] | None = None
         # (buffer, search position, region, the state's scan of them): the fast path's last
         # scan, which the general path takes instead of scanning the same buffer again.
         self._scanned: tuple[str, int, int, Any] | None = None

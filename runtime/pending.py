@@ -233,16 +233,23 @@ def pending_states(
     """For held text ``whole`` (the text from the search position, ``text`` its last chunk):
     each of ``steps``' states after it, when some pattern's match is pending from the search
     position (the scanner would return at once, holding everything); else None. What was read
-    of the held text before ``text`` is kept on the parser (``_steps``) and read on from."""
+    of the held text is kept on the parser (``_steps``: the text, the automata, their states,
+    and the character before the search position) and read on from, where the held text still
+    starts with it."""
     kept = p._steps
+    pos = p._pos
+    before = p._buf[pos - 1] if pos else ""  # (JsonSteps.start reads it)
     if (
         kept is not None
         and kept[1] is steps
-        and len(kept[0]) + len(text) == len(whole)
+        and len(kept[0]) < len(whole)
+        and kept[3] == before
         and whole.startswith(kept[0])
     ):
+        # Read on from what was read: the chunk, or everything appended since (a held match
+        # that keeps growing takes chunks without this reading: growing.grown).
         states: tuple[Any, ...] | None = kept[2]
-        read = text
+        read = text if len(kept[0]) + len(text) == len(whole) else whole[len(kept[0]) :]
     elif len(whole) > MAX_HELD:
         return None
     else:
@@ -267,5 +274,5 @@ def pending_states(
         )
     # Read on from here next time: pending, not yet sure, or OUT (which more text cannot
     # change: a complete match stays in the text, a path that ended stays ended).
-    p._steps = (whole, steps, after)
+    p._steps = (whole, steps, after, before)
     return after if sure else None

@@ -61,8 +61,8 @@ def guarded_patterns(draw: st.DrawFn) -> str:
     return GUARD + f"(?:{pattern})" if draw(st.booleans()) else pattern
 
 
-def steps_of(pattern: str) -> Steps | None:
-    found = positions(pattern)
+def steps_of(pattern: str, ahead: bool = False) -> Steps | None:
+    found = positions(pattern, ahead=ahead)
     if found is None:
         return None
     gates = tuple((g.pieces, g.jumps, g.first, g.last) for g in found.gates)
@@ -98,6 +98,63 @@ def test_pending_only_where_the_regex_module_reports_it(pattern: str, texts: lis
             head = steps.read(0, text[:cut])
             after = OUT if head == OUT else steps.read(head, text[cut:])
             assert after == state, (pattern, text, cut)
+
+
+@SETTINGS
+@given(
+    head=patterns(),
+    ahead=patterns(),
+    texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12),
+)
+def test_a_trailing_look_ahead_is_read_as_consumed(head: str, ahead: str, texts: list[str]) -> None:
+    """``P(?=Q)`` read as ``PQ`` (cohere's and gemma4_rtc's openings look ahead for the call's
+    close): pending only where the regex module reports a partial match at the start."""
+    pattern = f"{head}(?={ahead})"
+    steps = steps_of(pattern, ahead=True)
+    if steps is None:
+        return
+    assert positions(pattern) is None  # (without ahead: a positive look-ahead has none)
+    for text in texts:
+        for cut in range(len(text) + 1):
+            state = steps.read(0, text[:cut])
+            state = OUT if state == OUT else steps.read(state, text[cut:])
+            if state != OUT and steps.sure(state):
+                assert reported_pending(pattern, text), (pattern, text)
+
+
+def test_a_trailing_look_ahead_is_read() -> None:
+    """Not vacuous: such an opening held while the look-ahead reads on is read as pending."""
+    pattern = r"<a>(?=[^<]*(?:<(?!a>)[^<]*)*?</a>)"
+    steps = steps_of(pattern, ahead=True)
+    assert steps is not None
+    for text in ["<a>", "<a>x y", "<a>x <b> y </", "<a>x </a"]:
+        assert read_pending(steps, text) and reported_pending(pattern, text), text
+    for text in ["<a>x </a>", "<a>x <a>"]:
+        assert not read_pending(steps, text), text
+
+
+def test_a_long_held_opening_is_read_on_after_it_grew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cohere's opening looks ahead for the call's close, so the whole call is held; chunks
+    without "<" grow it without the automaton (growing.grown), and the automaton reads on over
+    what was appended when a chunk brings a "<" (the held text is then past MAX_HELD, where a
+    first reading is left to the scanner): the scanner is not asked, and the events and message
+    are the general path's."""
+    scanned: list[str] = []
+    holds = fast_path.holds_at_pos
+
+    def counted_scan(p: Any, text: str) -> bool:
+        scanned.append(text)
+        return holds(p, text)
+
+    monkeypatch.setattr(fast_path, "holds_at_pos", counted_scan)
+    parser = rtc.generated.get("cohere").ResponseParser
+    words = " ".join(f"word{i}" for i in range(600))
+    assert len(words) > pending.MAX_HELD
+    call = '[{"tool_name": "f", "parameters": {"q": "' + words + ' a <= b, c < d"}}]'
+    text = "<|START_RESPONSE|>Ok.<|END_RESPONSE|><|START_ACTION|>" + call + "<|END_ACTION|>"
+    chunks = [text[i : i + 5] for i in range(0, len(text), 5)]
+    assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks)
+    assert len(scanned) <= 3, len(scanned)
 
 
 def test_pending_is_read_where_the_regex_module_reads_it() -> None:

@@ -99,7 +99,7 @@ class Namespace:
         or None where it has neither."""
         if const.name not in self.steps:
             source = ast.literal_eval(const.source)
-            found: Positions | JsonShape | None = positions(source)
+            found: Positions | JsonShape | None = positions(source, ahead=True)
             if found is not None:
                 self.imports.add("pending", "Steps")
             elif (found := json_shape(source)) is not None:

@@ -23,7 +23,7 @@ Each character test is a *position*: ``tests[p]`` a character, or a standalone f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import nodes as n
 from .chars import fragment
@@ -56,6 +56,8 @@ class Positions:
     last: tuple[int, ...]
     gated: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
     gates: tuple[Positions, ...] = ()
+    # The pattern's trailing look-ahead is read as consumed (see ``positions``' ``ahead``).
+    ahead: bool = False
 
     @property
     def pieces(self) -> tuple[str | tuple[str], ...]:
@@ -212,20 +214,34 @@ class _Builder:
         )
 
 
-def positions(pattern: str) -> Positions | None:
+def positions(pattern: str, ahead: bool = False) -> Positions | None:
     """The position automaton of ``pattern`` (compiled with ``regex.DOTALL``), or None where it
     has none (see the module docstring).
 
     A pattern behind the compiler's :data:`~.runs.GUARD` (``runs.run_skipping``) is read as
     the pattern alone: a path started at the search position passes the guard there (``\\G``
     holds), and for the paths that may complete, reading the guard as the empty string only
-    adds matches."""
+    adds matches.
+
+    ``ahead``: a positive look-ahead that ends the pattern, ``P(?=Q)``, is read as ``PQ``, for
+    ``pending``'s question (is a match pending from the search position, with no complete one
+    anywhere): a match of ``P(?=Q)`` is complete exactly where one of ``PQ`` is, and a path of
+    ``PQ`` from the search position that reads the whole text and wants more is one the
+    ``regex`` module reads to the end of the text too, in ``P`` or in the look-ahead (a
+    look-ahead undecided at the end of the text makes the match partial). Not for what reads
+    where matches end (lint): the match itself ends before ``Q``."""
     tree = parse(pattern)
     if tree.error is not None or tree.outside is not None or not tree.known:
         return None
     root = tree.root
     if isinstance(root, n.Seq) and len(root.items) == 2 and tree.source(root.items[0]) == GUARD:
         root = root.items[1]
+    read_on = False
+    if ahead and isinstance(root, n.Seq) and root.items:
+        final = root.items[-1]
+        if isinstance(final, n.Group) and final.kind == n.AHEAD:
+            root = n.Seq(root.start, root.end, (*root.items[:-1], final.body))
+            read_on = True
     builder = _Builder()
     try:
         empty, first, last = builder.build(root)
@@ -233,4 +249,5 @@ def positions(pattern: str) -> Positions | None:
         return None
     if empty:
         return None
-    return builder.positions(first, last)
+    found = builder.positions(first, last)
+    return replace(found, ahead=True) if read_on else found
