@@ -164,7 +164,7 @@ class JsonSteps:
         if not heads and len(values) == 1:
             # (The common case once the head is read: one value, read in one go.)
             mode, stack, aux = values[0]
-            value = self._value(mode, stack, aux, text)
+            value = _read_value(self.rest, self.spaced, mode, stack, aux, text)
             if value is None or value[0] == _DONE:
                 return OUT
             values = (value,)
@@ -172,7 +172,7 @@ class JsonSteps:
             for ch in text:
                 reading = []
                 for mode, stack, aux in values:
-                    value = self._value(mode, stack, aux, ch)
+                    value = _read_value(self.rest, self.spaced, mode, stack, aux, ch)
                     if value is not None:
                         if value[0] == _DONE:
                             return OUT
@@ -211,137 +211,141 @@ class JsonSteps:
                 self._moves[key] = found  # (one dict item set: safe across threads)
         return found
 
-    def _value(self, mode: int, stack: str, aux: str, text: str) -> Any:
-        """A value's reading after ``text``: ``(mode, stack, aux)``; ``_STOP`` where the match
-        is complete or the text is not modelled (the state is then OUT); None where no
-        continuation completes this reading."""
-        for ch in text:
-            if mode == _STRING:
-                if ch == '"':
-                    if aux:
-                        mode, aux = _COLON, ""
-                    elif stack:
-                        mode = _AFTER
-                    else:
-                        mode = _REST  # a string at the top, complete
-                elif ch == "\\":
-                    mode = _ESCAPE
-                continue
-            if mode == _ESCAPE:
-                mode = _STRING  # (\\. in DOTALL: any character)
-                continue
-            if mode >= _MINUS and mode <= _EXPONENT:
-                if ch in _DIGITS:
-                    if mode <= _INT:
-                        mode = _INT
-                    elif mode <= _FRACTION:
-                        mode = _FRACTION
-                    else:
-                        mode = _EXPONENT
-                    continue
-                if mode == _INT and ch == ".":
-                    mode = _DOT
-                    continue
-                if (mode == _INT or mode == _FRACTION) and (ch == "e" or ch == "E"):
-                    mode = _E
-                    continue
-                if mode == _E and (ch == "+" or ch == "-"):
-                    mode = _SIGN
-                    continue
-                if mode != _INT and mode != _FRACTION and mode != _EXPONENT:
-                    # A number cut short: no continuation completes it (but \d may read a
-                    # digit other than ASCII's).
-                    return _STOP if ch > "\x7f" else None
-                mode = _AFTER  # the number ended before this character (numbers are nested)
-            elif mode == _WORD:
-                if ch != aux[0]:
-                    return None
-                aux = aux[1:]
-                if not aux:
-                    mode = _AFTER if stack else _REST
-                continue
-            elif mode == _REST_LITERAL:
-                aux += ch
-                if aux in self.rest:  # type: ignore[operator]
-                    return _STOP
-                if not any(literal.startswith(aux) for literal in self.rest):  # type: ignore
-                    return None
-                continue
-            if ch not in _SPACE and (ch > "\x7f" or ch.isspace()):
-                # Outside strings, where \s or \d may read a character other than ASCII's
-                # (or a control character \s may read): not modelled.
-                return _STOP
-            if mode == _REST:
-                if self.rest is None:
-                    return _STOP  # the pattern ends with the value
-                if ch in _SPACE:
-                    continue
-                mode, aux = _REST_LITERAL, ""
-                aux += ch
-                if aux in self.rest:
-                    return _STOP
-                if not any(literal.startswith(aux) for literal in self.rest):
-                    return None
-                continue
-            if mode == _ARRAY:
-                if ch != "[":
-                    return None
-                mode, stack = _FIRST_OBJECT, "["
-                continue
-            if ch in _SPACE:
-                if mode == _TOP and not self.spaced:
-                    return None
-                continue
-            if mode == _FIRST_OBJECT:
-                if ch != "{":
-                    return None
-                mode, stack = _FIRST_KEY, "[{"
-                continue
-            if mode == _AFTER:
-                top = stack[-1]
-                if ch == ",":
-                    mode = _KEY if top == "{" else _VALUE
-                elif ch == _CLOSES[top]:
-                    stack = stack[:-1]
-                    if not stack:
-                        mode = _REST
+
+def _read_value(
+    rest: tuple[str, ...] | None, spaced: bool, mode: int, stack: str, aux: str, text: str
+) -> Any:
+    """A value's reading after ``text`` (see JsonSteps: ``rest``, ``spaced``): ``(mode, stack,
+    aux)``; ``_STOP`` where the match is complete or the text is not modelled (the state is then
+    OUT); None where no continuation completes this reading."""
+    for ch in text:
+        if mode == _STRING:
+            if ch == '"':
+                if aux:
+                    mode, aux = _COLON, ""
+                elif stack:
+                    mode = _AFTER
                 else:
-                    return None
-            elif mode == _COLON:
-                if ch != ":":
-                    return None
-                mode = _VALUE
-            elif mode == _FIRST_KEY or mode == _KEY:
-                if ch == '"':
-                    mode, aux = _STRING, "k"
-                elif ch == "}" and mode == _FIRST_KEY:
-                    stack = stack[:-1]
-                    mode = _AFTER if stack else _REST
+                    mode = _REST  # a string at the top, complete
+            elif ch == "\\":
+                mode = _ESCAPE
+            continue
+        if mode == _ESCAPE:
+            mode = _STRING  # (\\. in DOTALL: any character)
+            continue
+        if mode >= _MINUS and mode <= _EXPONENT:
+            if ch in _DIGITS:
+                if mode <= _INT:
+                    mode = _INT
+                elif mode <= _FRACTION:
+                    mode = _FRACTION
                 else:
-                    return None
-            elif mode == _FIRST_ITEM and ch == "]":
-                stack = stack[:-1]
+                    mode = _EXPONENT
+                continue
+            if mode == _INT and ch == ".":
+                mode = _DOT
+                continue
+            if (mode == _INT or mode == _FRACTION) and (ch == "e" or ch == "E"):
+                mode = _E
+                continue
+            if mode == _E and (ch == "+" or ch == "-"):
+                mode = _SIGN
+                continue
+            if mode != _INT and mode != _FRACTION and mode != _EXPONENT:
+                # A number cut short: no continuation completes it (but \d may read a
+                # digit other than ASCII's).
+                return _STOP if ch > "\x7f" else None
+            mode = _AFTER  # the number ended before this character (numbers are nested)
+        elif mode == _WORD:
+            if ch != aux[0]:
+                return None
+            aux = aux[1:]
+            if not aux:
                 mode = _AFTER if stack else _REST
-            # A value: _TOP, _VALUE, _FIRST_ITEM.
-            elif ch == "{":
-                stack += "{"
-                mode = _FIRST_KEY
-            elif ch == "[":
-                stack += "["
-                mode = _FIRST_ITEM
-            elif ch == '"':
-                mode, aux = _STRING, ""
-            elif ch in _WORDS:
-                mode, aux = _WORD, _WORDS[ch]
-            elif not stack:
-                # A number at the top (complete at its first digit), or no value.
-                return _STOP if ch == "-" or ch in _DIGITS else None
-            elif ch == "-":
-                mode = _MINUS
-            elif ch in _DIGITS:
-                mode = _INT
+            continue
+        elif mode == _REST_LITERAL:
+            aux += ch
+            literals = rest or ()  # (a rest's literal is read only where there is a rest)
+            if aux in literals:
+                return _STOP
+            if not any(literal.startswith(aux) for literal in literals):
+                return None
+            continue
+        if ch not in _SPACE and (ch > "\x7f" or ch.isspace()):
+            # Outside strings, where \s or \d may read a character other than ASCII's
+            # (or a control character \s may read): not modelled.
+            return _STOP
+        if mode == _REST:
+            if rest is None:
+                return _STOP  # the pattern ends with the value
+            if ch in _SPACE:
+                continue
+            mode, aux = _REST_LITERAL, ""
+            aux += ch
+            if aux in rest:
+                return _STOP
+            if not any(literal.startswith(aux) for literal in rest):
+                return None
+            continue
+        if mode == _ARRAY:
+            if ch != "[":
+                return None
+            mode, stack = _FIRST_OBJECT, "["
+            continue
+        if ch in _SPACE:
+            if mode == _TOP and not spaced:
+                return None
+            continue
+        if mode == _FIRST_OBJECT:
+            if ch != "{":
+                return None
+            mode, stack = _FIRST_KEY, "[{"
+            continue
+        if mode == _AFTER:
+            top = stack[-1]
+            if ch == ",":
+                mode = _KEY if top == "{" else _VALUE
+            elif ch == _CLOSES[top]:
+                stack = stack[:-1]
+                if not stack:
+                    mode = _REST
             else:
                 return None
-        if mode == _REST and self.rest is None:
-            return _STOP
-        return (mode, stack, aux)
+        elif mode == _COLON:
+            if ch != ":":
+                return None
+            mode = _VALUE
+        elif mode == _FIRST_KEY or mode == _KEY:
+            if ch == '"':
+                mode, aux = _STRING, "k"
+            elif ch == "}" and mode == _FIRST_KEY:
+                stack = stack[:-1]
+                mode = _AFTER if stack else _REST
+            else:
+                return None
+        elif mode == _FIRST_ITEM and ch == "]":
+            stack = stack[:-1]
+            mode = _AFTER if stack else _REST
+        # A value: _TOP, _VALUE, _FIRST_ITEM.
+        elif ch == "{":
+            stack += "{"
+            mode = _FIRST_KEY
+        elif ch == "[":
+            stack += "["
+            mode = _FIRST_ITEM
+        elif ch == '"':
+            mode, aux = _STRING, ""
+        elif ch in _WORDS:
+            mode, aux = _WORD, _WORDS[ch]
+        elif not stack:
+            # A number at the top (complete at its first digit), or no value.
+            return _STOP if ch == "-" or ch in _DIGITS else None
+        elif ch == "-":
+            mode = _MINUS
+        elif ch in _DIGITS:
+            mode = _INT
+        else:
+            return None
+    if mode == _REST and rest is None:
+        return _STOP
+    return (mode, stack, aux)
