@@ -139,14 +139,7 @@ def test_a_long_held_opening_is_read_on_after_it_grew(monkeypatch: pytest.Monkey
     what was appended when a chunk brings a "<" (the held text is then past MAX_HELD, where a
     first reading is left to the scanner): the scanner is not asked, and the events and message
     are the general path's."""
-    scanned: list[str] = []
-    holds = fast_path.holds_at_pos
-
-    def counted_scan(p: Any, text: str) -> bool:
-        scanned.append(text)
-        return holds(p, text)
-
-    monkeypatch.setattr(fast_path, "holds_at_pos", counted_scan)
+    _, scanned = counted(monkeypatch)
     parser = rtc.generated.get("cohere").ResponseParser
     words = " ".join(f"word{i}" for i in range(600))
     assert len(words) > pending.MAX_HELD
@@ -270,11 +263,9 @@ def test_held_openings_stream_as_the_general_path_does(opening: str, pieces: lis
     )
 
 
-def test_held_openings_are_read_by_the_automaton(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Not vacuous: streamed a token at a time, a held opening is answered by the automaton,
-    and the scanner is not asked for it."""
-    from rtc.compiler import load
-
+def counted(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
+    """What the fast path's reads of the automata answer, and the texts it asks the scanner
+    about (``pending_states`` and ``holds_at_pos`` patched to count)."""
     answered: list[Any] = []
     scanned: list[str] = []
     read, holds = fast_path.pending_states, fast_path.holds_at_pos
@@ -289,6 +280,15 @@ def test_held_openings_are_read_by_the_automaton(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(fast_path, "pending_states", counted_read)
     monkeypatch.setattr(fast_path, "holds_at_pos", counted_scan)
+    return answered, scanned
+
+
+def test_held_openings_are_read_by_the_automaton(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not vacuous: streamed a token at a time, a held opening is answered by the automaton,
+    and the scanner is not asked for it."""
+    from rtc.compiler import load
+
+    answered, scanned = counted(monkeypatch)
     module = load(
         {
             "start_anchor": "<S>",

@@ -20,9 +20,9 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fast_path import run, without_fast_path
+from test_pending import counted
 
 import rtc.generated
-import rtc.runtime.fast_path as fast_path
 from rtc.compiler import load
 from rtc.compiler.regex_syntax.json_value import GRAMMAR, JsonShape, json_shape
 from rtc.runtime.pending_json import OUT, JsonSteps
@@ -310,20 +310,7 @@ def test_json_openings_stream_as_the_general_path_does(seed: int, index: int) ->
 def test_json_openings_are_read_by_the_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     """Not vacuous: streamed a few characters at a time, a held JSON opening is answered by the
     reader, and the scanner is asked only where the value ends."""
-    answered: list[Any] = []
-    scanned: list[str] = []
-    read, holds = fast_path.pending_states, fast_path.holds_at_pos
-
-    def counted_read(*args: Any) -> Any:
-        answered.append(found := read(*args))
-        return found
-
-    def counted_scan(p: Any, text: str) -> bool:
-        scanned.append(text)
-        return holds(p, text)
-
-    monkeypatch.setattr(fast_path, "pending_states", counted_read)
-    monkeypatch.setattr(fast_path, "holds_at_pos", counted_scan)
+    answered, scanned = counted(monkeypatch)
     fields = {"content": {"close": "</e>"}, "tool_calls": call_field(GRAMMAR + SHAPES[0], "</a>")}
     module = load({"start_anchor": "<S>", "fields": fields})
     text = "Hi. <a>" + ARGUMENT + "</a>"
