@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ahead import NO_MEMO
 from .growing import Growing, extend_buffer, grown, grows_held, unread
-from .matching import SPACE_STR, starts_hold
+from .matching import SPACE_STR, Starts
 from .pending import pending_states
 
 if TYPE_CHECKING:
@@ -246,7 +246,7 @@ def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: b
     automaton may read as pending (``Fast.steps``), where ``held_case`` finds what the scanner
     would."""
     if fast[16] and not self._buf:
-        hold = starts_hold(text, fast[15], fast[17])
+        hold = fast[15].hold(text)
         if hold >= 0:
             return _hold_from(self, text, hold, fast, events)
     if fast[13]:
@@ -363,7 +363,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
             committed = ""
             run = False
-        elif held and held < fast[16] and (hold := starts_hold(whole, fast[15], fast[17])) >= 0:
+        elif held and held < fast[16] and (hold := fast[15].hold(whole)) >= 0:
             # The held text is from the search position (no consumed text is kept where
             # Fast.starts is set) and shorter than the longest literal (a longer one is a
             # match under way, which the other cases read): the chunk joins it, and the
@@ -564,7 +564,8 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         f.behind,
         f.literals,
         f.patterns,
-        starts,
+        # (Fast.starts and starts_led, read by matching.Starts; None where there are none.)
+        Starts(starts, led) if starts or led else None,
         max(map(len, starts + led), default=0),
         led,
         pair,

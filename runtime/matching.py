@@ -214,6 +214,66 @@ def one_search(*delimiters: tuple[Any, bool, bool]) -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
+class Starts:
+    """:func:`starts_hold` for one state's literals, with what it reads worked out once: the
+    first characters of the literals (one ``str.find`` each, instead of one per literal), their
+    proper prefixes as sets (a held rest is looked up, not compared with every literal), and the
+    shortest literal's length (a chunk shorter than it holds none whole). Where a literal begins
+    with whitespace (a led literal's run could then reach back over it), ``starts_hold`` itself
+    answers. ``tests/test_fast_path.py`` checks the two agree."""
+
+    __slots__ = (
+        "starts",
+        "led",
+        "_literals",
+        "_shortest",
+        "_firsts",
+        "_prefixes",
+        "_led",
+        "_plain",
+    )
+
+    def __init__(self, starts: tuple[str, ...], led: tuple[str, ...]) -> None:
+        self.starts = starts
+        self.led = led
+        self._literals = starts + led
+        self._shortest = min(map(len, self._literals))
+        self._firsts = "".join(sorted({literal[0] for literal in self._literals}))
+        self._prefixes = frozenset(x[:i] for x in starts for i in range(1, len(x)))
+        self._led = frozenset(x[:i] for x in led for i in range(1, len(x)))
+        self._plain = not any(c in SPACE_CHARS for c in self._firsts)
+
+    def hold(self, text: str) -> int:
+        """``starts_hold(text, starts, led)``."""
+        if not self._plain:
+            return starts_hold(text, self.starts, self.led)
+        if len(text) >= self._shortest:
+            for literal in self._literals:
+                if literal in text:
+                    return -1
+        hold = len(text)
+        for first in self._firsts:
+            k = text.find(first)
+            while 0 <= k < hold:
+                rest = text[k:]
+                # (A led literal's partial match begins at the whitespace run before it: the
+                # leftmost of the two readings, so it is asked first.)
+                if rest in self._led:
+                    while k and text[k - 1] in SPACE_CHARS:
+                        k -= 1
+                    hold = k
+                    break
+                if rest in self._prefixes:
+                    hold = k
+                    break
+                k = text.find(first, k + 1)
+        if self.led:
+            end = len(text.rstrip(SPACE_STR))
+            if end < hold:
+                hold = end
+        return hold
+
+
 def starts_hold(text: str, starts: tuple[str, ...], led: tuple[str, ...] = ()) -> int:
     """Where the general path holds ``text`` (from the search position) back in a state whose
     delimiters' matches begin with one of ``starts``, or with a whitespace run and then one of

@@ -31,7 +31,7 @@ from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.compiler.regex_syntax import parse
 from rtc.compiler.regex_syntax.literal import literal_runs
 from rtc.runtime.fast_path import Fast, region_tuple
-from rtc.runtime.matching import SPACE_CHARS, starts_hold
+from rtc.runtime.matching import SPACE_CHARS, Starts, starts_hold
 
 SETTINGS = settings(max_examples=400, derandomize=True, deadline=None, database=None)
 
@@ -423,6 +423,44 @@ def test_starts_hold_with_whitespace_led_literals(
         assert found == -1, (literals, led, text)
     else:
         assert found == (len(text) if m is None else m.start()), (literals, led, text, m)
+
+
+@SETTINGS
+@given(
+    literals=st.lists(st.text("<ab> \n", min_size=1, max_size=5), max_size=4),
+    led=st.lists(st.text("<ab>\n ", min_size=1, max_size=5), max_size=3),
+    texts=st.lists(st.text("<ab>x \n\xa0", max_size=10), min_size=1, max_size=8),
+)
+def test_starts_read_once_hold_where_starts_hold_does(
+    literals: list[str], led: list[str], texts: list[str]
+) -> None:
+    """``Starts`` (the fast path's form: first characters, prefix sets, the shortest literal's
+    length worked out once) answers as ``starts_hold``, also for literals that begin with
+    whitespace or begin one another."""
+    starts, led_ = tuple(dict.fromkeys(literals)), tuple(dict.fromkeys(led))
+    if not starts and not led_:
+        return
+    reader = Starts(starts, led_)
+    for text in texts:
+        assert reader.hold(text) == starts_hold(text, starts, led_), (starts, led_, text)
+
+
+@pytest.mark.parametrize(
+    ("starts", "led", "text"),
+    [
+        # Found by a random search: literals that begin with whitespace, where a led literal's
+        # run reaches back over another's first character (Starts then asks starts_hold).
+        (("<  ", "\naa<", " ba "), ("\n<", "a\nb\n"), "\nb \na"),
+        ((" a ", "b", "<b"), ("a \n", "b<"), "<<\n \n a"),
+        ((" <a", "a ", " a\n "), ("<\nab", "a a"), "\nx  <"),
+        (("<a>", "<b"), ("<c>",), "x \n <"),
+        (("<|a|>",), (), "see <= 2"),
+    ],
+)
+def test_starts_read_once_examples(
+    starts: tuple[str, ...], led: tuple[str, ...], text: str
+) -> None:
+    assert Starts(starts, led).hold(text) == starts_hold(text, starts, led)
 
 
 def test_starts_hold_examples() -> None:
