@@ -214,13 +214,18 @@ def one_search(*delimiters: tuple[Any, bool, bool]) -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
+# The longest literal ``Starts`` keeps the prefixes of (a template's delimiter may be 200 KB).
+MAX_PREFIXED = 128
+
+
 class Starts:
     """:func:`starts_hold` for one state's literals, with what it reads worked out once: the
     first characters of the literals (one ``str.find`` each, instead of one per literal), their
     proper prefixes as sets (a held rest is looked up, not compared with every literal), and the
     shortest literal's length (a chunk shorter than it holds none whole). Where a literal begins
-    with whitespace (a led literal's run could then reach back over it), ``starts_hold`` itself
-    answers. ``tests/test_fast_path.py`` checks the two agree."""
+    with whitespace (a led literal's run could then reach back over it), or is longer than
+    ``MAX_PREFIXED``, ``starts_hold`` itself answers. ``tests/test_fast_path.py`` checks the
+    two agree."""
 
     __slots__ = (
         "starts",
@@ -239,9 +244,14 @@ class Starts:
         self._literals = starts + led
         self._shortest = min(map(len, self._literals))
         self._firsts = "".join(sorted({literal[0] for literal in self._literals}))
-        self._prefixes = frozenset(x[:i] for x in starts for i in range(1, len(x)))
-        self._led = frozenset(x[:i] for x in led for i in range(1, len(x)))
-        self._plain = not any(c in SPACE_CHARS for c in self._firsts)
+        # (The prefix sets hold about n²/2 characters per literal of n: past MAX_PREFIXED,
+        # starts_hold answers, in constant memory.)
+        self._plain = not any(c in SPACE_CHARS for c in self._firsts) and all(
+            len(x) <= MAX_PREFIXED for x in self._literals
+        )
+        short = self._plain
+        self._prefixes = frozenset(x[:i] for x in starts if short for i in range(1, len(x)))
+        self._led = frozenset(x[:i] for x in led if short for i in range(1, len(x)))
 
     def hold(self, text: str) -> int:
         """``starts_hold(text, starts, led)``."""

@@ -463,6 +463,16 @@ def test_starts_read_once_examples(
     assert Starts(starts, led).hold(text) == starts_hold(text, starts, led)
 
 
+def test_starts_keeps_no_prefixes_of_a_long_literal() -> None:
+    """A literal past MAX_PREFIXED (a template's delimiter may be 200 KB: its prefixes would
+    take n²/2 characters) is left to starts_hold, which answers the same."""
+    long = "<" + "a" * 200_000
+    reader = Starts((long, "<b>"), ())
+    assert not reader._prefixes
+    for text in ["x <a", "x <", "<b", "y " + long[:50]]:
+        assert reader.hold(text) == starts_hold(text, (long, "<b>"))
+
+
 def test_starts_hold_examples() -> None:
     assert starts_hold("x <=", ("<a>",)) == 4
     assert starts_hold("x <", ("<a>",)) == 2
