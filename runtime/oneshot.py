@@ -96,16 +96,20 @@ def message(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any]:
 
 
 # What the partial-mode pass over a truncated prefix left, by parser class, that text and what
-# was asked of the pass (its events; serving's captures in them), for prefixes in which no
-# region closed. That pass is a pure function of these: the scanners depend only on the text,
-# and with no close nothing is stored, no content parser runs and the tools are never read. So
-# a cached state is exactly what running the pass again would give. This is how a prefilled
-# prompt (`<think>\n` after the anchor) costs one pass, for a one-shot parse and for each
-# stream a server starts. Bounded: short prefixes, a few entries.
+# was asked of the pass (its events; serving's captures in them). That pass is a pure function
+# of these and of the tools, and the tools are read only to type a closed region's list or dict
+# value (``coerce_tool_calls``). So a prefix whose closed regions stored only immutable values
+# (a string, a number, None: ``<think>\n\n</think>\n\n``, the prompt of a hybrid model asked
+# not to think) is kept with what it stored: a cached state is exactly what running the pass
+# again would give, and nothing in it can be changed by the parser it is handed to. A prefix
+# that stored anything else, or gave any other event (a rejected region), is read each time.
+# This is how a prefilled prompt (`<think>\n` after the anchor) costs one pass, for a one-shot
+# parse and for each stream a server starts. Bounded: short prefixes, a few entries.
 _PREFIX_STATES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 MAX_KNOWN_PREFIX = 256
 MAX_KNOWN_PREFIXES = 256
-_PREFIX_EVENTS = frozenset({"region_open", "region_chunk"})
+_PREFIX_EVENTS = frozenset({"region_open", "region_chunk", "region_close"})
+_IMMUTABLE = (str, int, float, bool, type(None))
 
 
 def read_prefix(
@@ -119,9 +123,11 @@ def read_prefix(
     key = (cls, truncated, events is not None, p.serving is not None)
     known = _PREFIX_STATES.get(key)
     if known is not None:
-        p._pos, p.region, p._opened, parts, captures, p._opening, seen = known
+        p._pos, p.region, p._opened, parts, captures, p._opening, stored, seen = known
         p._parts = list(parts)
         p._captures = dict(captures)
+        if stored:
+            p._out.update(stored)
         if events is not None:
             events += map(_copy_event, seen)  # a consumer may change what it is handed
         return
@@ -130,11 +136,31 @@ def read_prefix(
     if events is not None:
         events += new
     if len(truncated) <= MAX_KNOWN_PREFIX and all(e["type"] in _PREFIX_EVENTS for e in new):
+        stored = _stored(cls, p._out)
+        if stored is None:
+            return
         if len(_PREFIX_STATES) >= MAX_KNOWN_PREFIXES:
             _PREFIX_STATES.clear()
         seen = tuple(map(_copy_event, new)) if events is not None else ()
         state = (p._pos, p.region, p._opened, tuple(p._parts), dict(p._captures), p._opening)
-        _PREFIX_STATES[key] = (*state, seen)
+        _PREFIX_STATES[key] = (*state, stored, seen)
+
+
+def _stored(cls: type[CompiledParser], out: dict[str, Any]) -> dict[str, Any] | None:
+    """What a pass stored in a message that began as the template's defaults (a parser's
+    ``_out`` after ``_start``): the entries that are not those defaults, when each is immutable;
+    else None. (A pass only sets entries: it never removes one.)"""
+    defaults = cls._defaults
+    stored = {}
+    for name, value in out.items():
+        if name in defaults:
+            default = defaults[name]
+            if value is default or (value.__class__ is default.__class__ and value == default):
+                continue
+        if not isinstance(value, _IMMUTABLE):
+            return None
+        stored[name] = value
+    return stored
 
 
 def _copy_event(event: dict[str, Any]) -> dict[str, Any]:

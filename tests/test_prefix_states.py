@@ -17,11 +17,8 @@ pytestmark = pytest.mark.core
 
 # Every slot of a parser but the objects handed to it (tools, serving).
 # Families none of whose prompts is remembered, and why (elsewhere a test that kept none would
-# check nothing).
-NOT_KEPT = {
-    "r1_distill": "<think> opens a region its zero-width close ends at once: every prompt that "
-    "reaches it closes a region",
-}
+# check nothing). Since prompts that close a region with a string are kept, there are none.
+NOT_KEPT: dict[str, str] = {}
 STATE = tuple(s for s in CompiledParser.__slots__ if s not in ("tools", "serving"))
 
 
@@ -112,10 +109,33 @@ def _deltas(module: Any, prefix: str, text: str, tools: Any) -> Any:
     return stream.initial_deltas, stream.feed(text), stream.finish(), stream.problems
 
 
-def test_a_prompt_that_closes_a_region_is_not_remembered() -> None:
+def test_a_prompt_that_stores_a_string_is_remembered_one_that_stores_a_call_is_not() -> None:
     module = catalogue.get("qwen3")
     oneshot._PREFIX_STATES.clear()
-    module.ResponseParser("<|im_start|>assistant\n<think>\nhm</think>\n\n")
-    assert not oneshot._PREFIX_STATES
-    module.ResponseParser("<|im_start|>assistant\n<think>\n")
+    # A hybrid model asked not to think: the prompt closes an empty reasoning block.
+    for _ in range(2):
+        p = module.ResponseParser("<|im_start|>assistant\n<think>\nhm</think>\n\n")
+        assert p._out == {"role": "assistant", "reasoning_content": "hm"}
+        assert [e["type"] for e in p.initial_events] == [
+            "region_open",
+            "region_chunk",
+            "region_close",
+        ]
     assert len(oneshot._PREFIX_STATES) == 1
+    # A call in the prompt is a dict typed by the request's tools: read each time.
+    call = '<tool_call>\n{"name": "f", "arguments": {"n": "1"}}\n</tool_call>\n'
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}},
+        }
+    ]
+    typed = module.ResponseParser("<|im_start|>assistant\n" + call, tools=tools)
+    plain = module.ResponseParser("<|im_start|>assistant\n" + call)
+    assert typed._out["tool_calls"][0]["function"]["arguments"] == {"n": 1}
+    assert plain._out["tool_calls"][0]["function"]["arguments"] == {"n": "1"}
+    assert len(oneshot._PREFIX_STATES) == 1
+    # What a remembered prefix stored is the parser's own to change.
+    p._out["reasoning_content"] = "changed"
+    again = module.ResponseParser("<|im_start|>assistant\n<think>\nhm</think>\n\n")
+    assert again._out["reasoning_content"] == "hm"
