@@ -171,8 +171,9 @@ class Fast:
     pending: tuple[tuple[str, bool], ...] = ()
     # The parser keeps consumed text, but this state need not (lowering.states.drops).
     drops: bool = False
-    # A core character may stand just before a match (lowering.delimiters.pattern_facts).
-    behind: bool = False
+    # The characters one of which stands just before the match of an alternative that begins
+    # with a look-behind (lowering.delimiters.pattern_facts: a guard); "" for none.
+    behind: str = ""
     # Every watch is a literal the fast path finds itself (lowering.states.literals_only).
     literals: bool = False
     # A pattern watch may hold text at the search position (lowering.states.pending_patterns).

@@ -302,7 +302,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; one ending in '\n' may begin one: the general path; a ^ alternative counts until text is consumed; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     "<",
     "\n",
@@ -312,6 +312,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_RESPONSE_START_PREFIX, False),),
     patterns=True,
     steps=(_OPEN_TOOL_CALLS_STEPS, _CLOSE_CONTENT_STEPS, _OPEN_RESPONSE_START_STEPS),
+    starts=("<think>", "<tool_call>", "\n", "</response>", "</s>", "<response>"),
 )
 
 

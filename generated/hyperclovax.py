@@ -233,7 +233,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '-/<}' cannot complete a delimiter; one ending in '\t ' may begin one: the general path; nor one after a consumed one (a look-behind reads it)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '-/<}' cannot complete a delimiter; one ending in '\t ' may begin one: the general path; nor one right after a consumed '}' (a look-behind reads it)
 _FAST_OUTSIDE = Fast(
     frozenset("-/<}"),
     "\t ",
@@ -241,7 +241,7 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False),),
-    behind=True,
+    behind="}",
     patterns=True,
     steps=(_CLOSE_CONTENT_STEPS,),
 )

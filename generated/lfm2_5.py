@@ -358,7 +358,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter; a ^ alternative counts until text is consumed
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter; a ^ alternative counts until text is consumed; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     frozenset(")<"),
     "",
@@ -372,6 +372,7 @@ _FAST_OUTSIDE = Fast(
     ),
     patterns=True,
     steps=(_OPEN_EMPTY_TOOL_CALLS_STEPS,),
+    starts=(_OPEN_THINKING, _CLOSE_CONTENT_LITERALS, "<|tool_call_start|>", ")"),
 )
 
 

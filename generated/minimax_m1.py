@@ -219,7 +219,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<}' cannot complete a delimiter; nor one after a consumed one (a look-behind reads it)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<}' cannot complete a delimiter; nor one right after a consumed '}' (a look-behind reads it); with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     frozenset("<}"),
     "",
@@ -227,8 +227,9 @@ _FAST_OUTSIDE = Fast(
     False,
     False,
     pending=((_OPEN_REASONING_CONTENT, False), (_CLOSE_CONTENT_LITERALS, False)),
-    behind=True,
+    behind="}",
     patterns=True,
+    starts=(_OPEN_REASONING_CONTENT, _CLOSE_CONTENT_LITERALS, "<tool_calls>"),
 )
 
 

@@ -288,7 +288,7 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<[' cannot complete a delimiter; a ^ alternative counts until text is consumed; with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     frozenset("<["),
     "",
@@ -298,6 +298,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_THINK_END, False), (_CLOSE_CONTENT, False)),
     patterns=True,
     steps=(_OPEN_TOOL_CALLS_STEPS,),
+    starts=(_OPEN_THINK_END, _CLOSE_CONTENT, "[THINK]", "[TOOL_CALLS]"),
 )
 
 

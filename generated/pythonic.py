@@ -223,16 +223,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<[' cannot complete a delimiter; nor one after a consumed one (a look-behind reads it)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<[' cannot complete a delimiter; nor one right after a consumed ')' (a look-behind reads it); with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     frozenset(")<["),
     "",
     False,
     False,
     False,
-    behind=True,
+    behind=")",
     patterns=True,
     steps=(_CLOSE_CONTENT_STEPS,),
+    starts=("[", "<|eot_id|>", "<|eom_id|>"),
 )
 
 

@@ -201,16 +201,17 @@ def _eos_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, An
     return start, end, target, found
 
 
-# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<>[`' cannot complete a delimiter; a ^ alternative counts until text is consumed; nor one after a consumed one (a look-behind reads it)
+# When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<>[`' cannot complete a delimiter; a ^ alternative counts until text is consumed; nor one right after a consumed '>' (a look-behind reads it); with one, what comes before where a delimiter's leading literal may begin
 _FAST_OUTSIDE = Fast(
     frozenset("<>[`"),
     "",
     False,
     False,
     True,
-    behind=True,
+    behind=">",
     patterns=True,
     steps=(_CLOSE_CONTENT_STEPS,),
+    starts=("```", "[TOOL_CALLS]", "<tool_call>", "<|eot_id|>", "<|im_end|>"),
 )
 
 

@@ -30,10 +30,10 @@ from .fast_path import (
     flush,
     grown,
     holds_a_run,
-    region_tuple,
     settle,
     unread,
 )
+from .fast_tuple import region_tuple
 from .loop import CLOSE, NONE, Eos, LoopError, Scan, run
 from .matching import LONG_SPAN
 from .oneshot import NO_PREFIX

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ahead import NO_MEMO
 from .growing import Growing, extend_buffer, grown, grows_held, unread
-from .matching import SPACE_STR, Starts
+from .matching import SPACE_STR
 from .pending import pending_states
 
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ __all__ = [
     "grown",
     "grows_held",
     "holds_a_run",
-    "region_tuple",
     "settle",
     "unread",
 ]
@@ -80,12 +79,16 @@ class Fast(NamedTuple):
     # (``rtc.compiler.lowering.states.drops``). Consumed text is then dropped, as in a parser
     # that keeps none.
     drops: bool = False
-    # Some delimiter's core character may stand just before its match, where a look-behind
-    # reads it (``(?<=\})\s*,``: see ``rtc.compiler.lowering.delimiters.pattern_facts``). So
-    # the character before the text passed through must not be a core one either: every chunk
-    # the fast path commits holds none, and ``settle`` checks the last consumed character after
-    # the general path.
-    behind: bool = False
+    # Some delimiter's alternative begins with a look-behind whose every match ends with one of
+    # these characters (``(?<=\})\s*,``, the ``>`` of ``(?<=</think>)``: a guard, see
+    # ``rtc.compiler.lowering.delimiters.pattern_facts``); "" for none. Such a match begins
+    # just after one of them, which the search position may have passed, so the character
+    # before the text passed through must not be one either: no text the fast path commits
+    # holds one (they are core characters; the literal starts below check for them), and
+    # ``settle`` checks the last consumed character after the general path. Only these: every
+    # other match needs a core character at or after its own start, which is at or after the
+    # search position.
+    behind: str = ""
     # Every delimiter the state watches is a literal or literal list, not led by \s* and
     # without an end alternative (``rtc.compiler.lowering.states.literals_only``): none reads
     # before the search position, so the state's scanner run over the held text and the chunk
@@ -101,7 +104,10 @@ class Fast(NamedTuple):
     # match is exactly a proper prefix of one at the end of the text
     # (``rtc.compiler.lowering.states.start_literals``): in text with a core character where
     # none of them occurs, the general path's hold is read off them
-    # (``matching.starts_hold``) and what comes before is committed.
+    # (``matching.starts_hold``) and what comes before is committed. A branch that begins with
+    # ``^`` or a guard may have no literal: the fast path then runs once text was consumed
+    # (``late``), and where no character of ``behind`` is in the text (nor, by ``settle`` and
+    # the above, just before it).
     starts: tuple[Any, ...] = ()
     # The same for the delimiters led by \s*: a match begins with a whitespace run, then one.
     starts_led: tuple[Any, ...] = ()
@@ -119,7 +125,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
     to the general path, which checks it). Parsers take ``str``; the work counter of
     ``rtc.compiler.lint.work`` makes a copy for its ``str`` subclass that counts what is
     read, so that it measures the path production takes (a closure variable: no cost).
-    Where the state keeps consumed text (``region_tuple``), a chunk committed whole joins
+    Where the state keeps consumed text (``fast_tuple.region_tuple``), a chunk committed whole joins
     ``_tail`` (see flush) instead of being dropped.
     """
 
@@ -138,7 +144,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             and text[-1] not in fast[1]
         ):
             # The common case of most states, first (fast[0] is the state's one core
-            # character, "" where the state is not that simple: see region_tuple; a state
+            # character, "" where the state is not that simple: see fast_tuple; a state
             # simple but for its two core characters, "<" and "[" say, has them in fast[18]):
             # nothing held, no core character, nothing to hold now (the chunk cannot end in
             # the start of a delimiter): the chunk is committed whole.
@@ -240,12 +246,17 @@ def feed_step(events: bool, text_class: type = str) -> Any:
 
 def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
     """A chunk holding a core character: where nothing is held and the state knows the
-    literals its matches begin with (``Fast.starts``, and no lead characters), committed up to
-    where the general path would hold (see ``starts_hold``); else the general path's, but in a
+    literals its matches begin with (``Fast.starts``, and no lead characters; none of a guard's
+    characters in the chunk: ``Fast.behind``), committed up to where the general path would
+    hold (see ``starts_hold``); else the general path's, but in a
     state that watches literals only (``Fast.literals``), or that holds text a pattern's
     automaton may read as pending (``Fast.steps``), where ``held_case`` finds what the scanner
     would."""
-    if fast[16] and not self._buf:
+    if (
+        fast[16]
+        and (len(self._buf) == self._pos if fast[9] else not self._buf)
+        and not (fast[12] and _guarded(text, fast[12]))
+    ):
         hold = fast[15].hold(text)
         if hold >= 0:
             return _hold_from(self, text, hold, fast, events)
@@ -280,16 +291,38 @@ def _held_pending(self: CompiledParser, text: str, fast: tuple[Any, ...], events
     return [] if events else ""
 
 
+def _guarded(text: str, behind: str) -> bool:
+    """Whether ``text`` holds a character a guard's look-behind ends with (``Fast.behind``)."""
+    for c in behind:
+        if c in text:
+            return True
+    return False
+
+
 def _hold_from(
     self: CompiledParser, whole: str, hold: int, fast: tuple[Any, ...], events: bool
 ) -> Any:
     """Commit ``whole`` (the held text and the chunk: everything from the search position)
     up to ``hold`` and hold the rest, as the general path does where no delimiter matches
-    (``Fast.starts``); the first text of a region not yet open is left to it."""
+    (``Fast.starts``); the first text of a region not yet open is left to it. Where the state
+    keeps consumed text, it stays in the buffer before the search position (``advance``)."""
     committed = whole[:hold]
+    keep = fast[9]
+    held = len(self._buf) - self._pos if keep else len(self._buf)
     if committed and not self._opened and self.region >= 0:
-        return self._feed(whole[len(self._buf) :]) if events else None
-    self._buf = whole[hold:]
+        return self._feed(whole[held:]) if events else None
+    if not keep:
+        self._buf = whole[hold:]
+    elif not held and hold == len(whole):
+        # Nothing held before or now: the chunk joins the consumed ones set aside (see step).
+        tail = self._tail
+        tail.append(whole)
+        if len(tail) >= TAIL_CHUNKS:
+            flush(self)
+    else:
+        if self._tail:
+            flush(self)  # (nothing is held while chunks are set aside: they come first)
+        advance(self, whole[held:], hold)
     self._clean = False
     name = fast[2]
     if not committed or name is None:
@@ -363,11 +396,16 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
             committed = ""
             run = False
-        elif held and held < fast[16] and (hold := fast[15].hold(whole)) >= 0:
-            # The held text is from the search position (no consumed text is kept where
-            # Fast.starts is set) and shorter than the longest literal (a longer one is a
-            # match under way, which the other cases read): the chunk joins it, and the
-            # general path's hold is read off the literals (see _core_case).
+        elif (
+            held
+            and held < fast[16]
+            and not (fast[12] and _guarded(whole, fast[12]))
+            and (hold := fast[15].hold(whole)) >= 0
+        ):
+            # The held text (from the search position) is shorter than the longest literal (a
+            # longer one is a match under way, which the other cases read): the chunk joins
+            # it, and the general path's hold is read off the literals (see _core_case).
+            buf = ""  # (this frame's reference dropped: a kept buffer grows in place)
             return _hold_from(self, whole, hold, fast, events)
         elif literals and not core_set.isdisjoint(whole):
             # The state's scanner over the held text and the chunk (Fast.literals): a match
@@ -493,8 +531,8 @@ def settle(p: CompiledParser) -> None:
         # first committed to it, which the loop opens first. (With text held, the fast path
         # only holds more, or leaves the chunk to the general path: see held_case.)
         fast = None
-    # (fast[12]: Fast.behind, fast[10]: the core characters; see region_tuple.)
-    if fast is not None and fast[12] and pos and p._buf[pos - 1] in fast[10]:
+    # (fast[12]: Fast.behind, the characters a guard's look-behind ends with; see fast_tuple.)
+    if fast is not None and fast[12] and pos and p._buf[pos - 1] in fast[12]:
         fast = None
     if context == 0 or p._drops[cur + 1]:
         if pos:
@@ -520,69 +558,9 @@ def holds_a_run(p: CompiledParser) -> bool:
     match starts, in a state whose held runs stay held while whitespace is appended
     (``Fast.runs``): the fast path then takes such chunks."""
     fast = p._fast
-    if fast is None or not fast[8]:  # runs, then lead: fast[1] (see region_tuple)
+    if fast is None or not fast[8]:  # runs, then lead: fast[1] (see fast_tuple)
         return False
     lead = fast[1]
     buf = p._buf
     pos = p._pos
     return pos < len(buf) and buf[-1] in lead and not buf[pos:].strip(lead)
-
-
-def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[Any, ...]:
-    """One state's Fast as the fast path reads it: first what its common case needs, then
-    the rest (see step and held_case). A state is simple when one core character, its lead
-    characters, and nothing else decide its common case (no ^ or $ alternative, no consumed
-    text kept: the other branch sets it aside): ``feed()`` then tests it first ("" as its
-    core character where it is not: "" is in every chunk); one simple but for its core, which
-    is two characters, has them as a pair (the last item), tested next. ``keep``: the parser keeps
-    consumed text; this state does unless it drops it (``Fast.drops``)."""
-    keep = keep and not f.drops
-    pending = tuple((literal, led) for held, led in f.pending for literal in _texts((held,)))
-    plain = not (f.late or f.dollar or keep)
-    simple = plain and isinstance(f.core, str) and len(f.core) == 1
-    tested = _tested(f.core)
-    pair = tested if plain and isinstance(tested, tuple) else ()
-    # (Fast.starts, where nothing else decides: no consumed text kept, no ^ or $ alternative,
-    # no look-behind; then the longest of them.)
-    starts, led = _texts(f.starts), _texts(f.starts_led)
-    if keep or f.late or f.dollar or f.behind or (f.lead and not (f.star and led)):
-        # (Lead characters only where a delimiter led by \s* brings them.)
-        starts = led = ()
-    return (
-        f.core if simple else "",
-        f.lead,
-        name,
-        dirty,
-        tested,
-        f.star,
-        f.dollar,
-        f.late,
-        f.runs,
-        keep,
-        frozenset(f.core),
-        pending,
-        f.behind,
-        f.literals,
-        f.patterns,
-        # (Fast.starts and starts_led, read by matching.Starts; None where there are none.)
-        Starts(starts, led) if starts or led else None,
-        max(map(len, starts + led), default=0),
-        led,
-        pair,
-        f.steps if f.patterns else (),
-    )
-
-
-def _texts(found: tuple[Any, ...]) -> tuple[str, ...]:
-    """Literals (``str``) and literal lists (``matching.Literals``) as the literals they hold."""
-    return tuple(
-        x for item in found for x in ((item,) if isinstance(item, str) else (y[0] for y in item))
-    )
-
-
-def _tested(core: str | frozenset[str]) -> str | tuple[str, ...] | frozenset[str]:
-    """A core as the fast path tests a chunk for it: one character (a str), two (a tuple:
-    two ``in`` tests cost less than ``frozenset.isdisjoint`` on a short chunk), or more."""
-    if isinstance(core, frozenset) and len(core) == 2:
-        return tuple(sorted(core))
-    return core

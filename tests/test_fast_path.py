@@ -30,7 +30,8 @@ from rtc.compiler.codegen import build_plan, render
 from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.compiler.regex_syntax import parse
 from rtc.compiler.regex_syntax.literal import literal_runs
-from rtc.runtime.fast_path import Fast, region_tuple
+from rtc.runtime.fast_path import Fast
+from rtc.runtime.fast_tuple import region_tuple
 from rtc.runtime.matching import SPACE_CHARS, Starts, starts_hold
 
 SETTINGS = settings(max_examples=400, derandomize=True, deadline=None, database=None)

@@ -10,6 +10,7 @@ without it, and the last test shows that the check in ``settle`` is needed.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -17,25 +18,26 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_fast_path import SETTINGS, run, without_fast_path
 
+import rtc.generated as catalogue
 import rtc.runtime.engine as engine
 import rtc.runtime.fast_path as fast_path
 from rtc.compiler import load
 from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.runtime.matching import SPACE_CHARS
 
-# pattern -> (core, lead, behind) of the fast path's facts
+# pattern -> (core, lead, behind: the characters its guards end with) of the fast path's facts
 FACTS = {
-    r"(?<=\})\s*,": ("}", "", True),
-    r"(?:<a>\s*\[|(?<=\})\s*,)\s*\{": ("<}", "", True),
-    r"(?:(?:<p>\s*)?\[\s*|(?<=\))\s*,\s*)(?P<name>\w+)\(": ("<[)", "", True),
-    r"(?<=[}\"])\s*,": ('"}', "", True),
-    r"(?<=</t>)\s*(?=\[)": (">", "", True),
-    r"(?:^|(?<=</t>))\s*(?=\[)": (">", "", True),  # and late: the ^ branch
-    r"(?:<t>\s*\[|^\s*\[|\)\s*,)\s*x": ("<)", "", False),  # ^\s*\[ is late, not lead
-    r"(?<=a+)b": ("b", "", False),  # no bound on what it reads: not a guard
-    r"(?<=\w)x": ("x", "", False),  # too many characters
-    r"(?<=[^x])y": ("y", "", False),
-    r"(?<!\})\s*,": (",", "".join(sorted(SPACE_CHARS)), False),  # a negative look-behind
+    r"(?<=\})\s*,": ("}", "", "}"),
+    r"(?:<a>\s*\[|(?<=\})\s*,)\s*\{": ("<}", "", "}"),
+    r"(?:(?:<p>\s*)?\[\s*|(?<=\))\s*,\s*)(?P<name>\w+)\(": ("<[)", "", ")"),
+    r"(?<=[}\"])\s*,": ('"}', "", '"}'),
+    r"(?<=</t>)\s*(?=\[)": (">", "", ">"),
+    r"(?:^|(?<=</t>))\s*(?=\[)": (">", "", ">"),  # and late: the ^ branch
+    r"(?:<t>\s*\[|^\s*\[|\)\s*,)\s*x": ("<)", "", ""),  # ^\s*\[ is late, not lead
+    r"(?<=a+)b": ("b", "", ""),  # no bound on what it reads: not a guard
+    r"(?<=\w)x": ("x", "", ""),  # too many characters
+    r"(?<=[^x])y": ("y", "", ""),
+    r"(?<!\})\s*,": (",", "".join(sorted(SPACE_CHARS)), ""),  # a negative look-behind
 }
 
 
@@ -46,7 +48,7 @@ def test_guard_facts(pattern: str) -> None:
     core, lead, behind = FACTS[pattern]
     assert "".join(sorted(facts.core)) == "".join(sorted(core))
     assert "".join(sorted(facts.lead)) == lead
-    assert facts.behind == behind
+    assert "".join(sorted(facts.behind)) == behind
     # Without guards (a skipped search's facts), a look-behind gives no core character.
     plain = pattern_facts(pattern)
     assert plain is None or not plain.behind
@@ -59,6 +61,8 @@ GUARDED = [
     r"(?<=[}\"])\s*\}(?:(?=\s*,)|\s*\])",
     r"(?:^|(?<=</t>))\s*(?=\[)",
     r"(?<=\})[ \t]*\n(?=\{)",
+    # xlam's opening: a ^ branch and a guard's beside literals (Fast.starts then reads those).
+    r"(?:^|(?<=</t>))\s*(?=\[\s*\{)|(?:```(?:json)?|<t>)\s*(?=\[)",
 ]
 WORDS = [
     "}",
@@ -81,6 +85,11 @@ WORDS = [
     "</",
     "t>",
     "]",
+    "`",
+    " `",
+    "``",
+    "x`",
+    "json",
 ]
 
 
@@ -108,7 +117,7 @@ def test_a_state_holding_whitespace_runs_keeps_its_facts() -> None:
     alone = load(_templates(GUARDED[0])[0]).ResponseParser._fasts[0]
     assert alone.runs and not alone.behind
     guarded = [load(t).ResponseParser._fasts[0] for p in GUARDED[1:] for t in _templates(p)]
-    assert sum(f is not None and f.behind for f in guarded) >= 5
+    assert sum(f is not None and bool(f.behind) for f in guarded) >= 5
 
 
 @SETTINGS
@@ -146,3 +155,30 @@ def test_the_last_consumed_character_is_checked(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(engine.CompiledParser, "_settle", unchecked)
     assert run(parser, "", chunks) != expected
+
+
+def test_code_spans_in_xlams_answer_stay_on_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """xlam's answer watches its calls' opening: a ``^`` branch, a branch after ``</think>``
+    (a guard), and literals (```` ``` ````, ``<tool_call>``...). Its backticks begin one of
+    those literals, and its ``^`` and guard branches begin with none: with the branches ruled
+    out as the fast path rules them out, the literals decide (``Fast.starts``), so a code span
+    in prose no longer takes the general path, and the stream is the general path's."""
+    parser = catalogue.get("xlam").ResponseParser
+    fast = parser._fasts[0]
+    assert fast.behind == ">" and fast.late and "```" in fast.starts
+    text = "Run `make test` (or ``pytest -q``) first; see `x`.\n```py\nprint(1)\n```\nDone."
+    chunks = re.findall(r" ?\w+|\s+|[^\w\s]+", text)
+    general: list[str] = []
+    feed = engine.CompiledParser._feed
+
+    def counted(p: Any, text: str) -> Any:
+        general.append(text)
+        return feed(p, text)
+
+    prefix = "<|im_start|>assistant\n"
+    expected = run(without_fast_path(parser), prefix, chunks)
+    monkeypatch.setattr(engine.CompiledParser, "_feed", counted)
+    assert run(parser, prefix, chunks) == expected
+    # The region's opening; then only where a whole literal (```` ``` ````) is held or comes,
+    # and the chunk after it, where a match may be.
+    assert general == ["Run", "```", "py", "```", "Done"]

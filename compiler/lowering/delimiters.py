@@ -57,6 +57,7 @@ from ..regex_syntax.fast_paths import (
     whitespace_led,
 )
 from ..regex_syntax.growth import growths
+from ..regex_syntax.literal import leading_literals
 from ..regex_syntax.needs import needs
 from ..regex_syntax.runs import run_led, run_skipping, runs_stay
 from .context import jumps_back
@@ -83,8 +84,9 @@ class Facts:
     late: bool = False  # an alternative begins with ^: it can match at the buffer's start only
     runs: bool = False  # a held whitespace run stays held (regex_syntax.runs.runs_stay)
     ends: bool = False  # an alternative is $ or \Z: the whole pattern matches at the end
-    # An alternative's core character stands just before its match (pattern_facts: a guard).
-    behind: bool = False
+    # The characters one of which stands just before the match of an alternative that begins
+    # with a guard (pattern_facts); empty for none.
+    behind: frozenset[str] = frozenset()
     # The facts with guards, where they differ (lowering.states picks per state).
     guarded: Facts | None = None
 
@@ -366,7 +368,7 @@ def pattern_facts(pattern: str, guards: bool = False) -> Facts | None:
     that a ``^`` or a look-behind there begins one. A branch that begins with a look-behind
     reading one character of a few (``(?<=\})``, ``(?<=[}"])``: ``_guard``) matches only just
     after one of them: those are its core, and it leads nothing (``behind``). The fast path
-    then also needs the character before the text it passes not to be a core one: every chunk
+    then also needs the character before the text it passes not to be one of them: every chunk
     it commits holds none, and after the general path the parser checks the last consumed
     character (``rtc.runtime.engine.CompiledParser._settle``). So ``(?<=\})\s*,`` needs a
     ``}`` where it needed a ``,`` led by whitespace, which prose ends chunks with."""
@@ -381,7 +383,8 @@ def pattern_facts(pattern: str, guards: bool = False) -> Facts | None:
         branches = _distributed(branches)
     core: set[str] = set()
     lead: set[str] = set()
-    ends = dollar = late = star = behind = False
+    ends = dollar = late = star = False
+    behind: set[str] = set()
     for branch in branches:
         if isinstance(branch, rn.Assert) and branch.kind in (rn.END, rn.END_OR_NEWLINE):
             ends = True
@@ -394,7 +397,7 @@ def pattern_facts(pattern: str, guards: bool = False) -> Facts | None:
         guard = _guard(head) if guards else None
         if guard is not None:
             core |= guard
-            behind = True
+            behind |= guard
             continue
         found = needs(replace(tree, root=branch))
         if found is None:
@@ -408,8 +411,50 @@ def pattern_facts(pattern: str, guards: bool = False) -> Facts | None:
     if not core or len(lead) > MAX_LEAD:
         return None
     if ends:
-        return Facts(frozenset(core), dollar=dollar, late=late, ends=True, behind=behind)
-    return Facts(frozenset(core), frozenset(lead), star=star, late=late, behind=behind)
+        return Facts(frozenset(core), dollar=dollar, late=late, ends=True, behind=frozenset(behind))
+    return Facts(frozenset(core), frozenset(lead), star=star, late=late, behind=frozenset(behind))
+
+
+@functools.lru_cache(maxsize=512)
+def unguarded_starts(pattern: str) -> tuple[tuple[str, ...], frozenset[str], bool] | None:
+    r"""For ``Fast.starts``, where some branch of ``pattern`` begins with ``^`` or a guard
+    (distributed as :func:`pattern_facts` with ``guards`` reads them): the literals every match
+    of each other branch begins with (``regex_syntax.literal.leading_literals``), the guards'
+    characters, and whether a ``^`` branch was set aside; None where a branch has no leading
+    literals, or none is left.
+
+    The branches set aside are the fast path's to rule out: a ``^`` branch matches only at the
+    buffer's start (``Fast.late``: the fast path waits until text is consumed), and a guard's
+    branch only just after one of its characters (``Fast.behind``: where none is in the text
+    from the search position, nor just before it, no match of it, complete or partial, begins
+    there). The other branches' matches then begin with their literals, as ``start_literals``
+    reads them (``(?:A|B)C`` is ``AC|BC``: the same matches, read in the same order)."""
+    tree = parse(pattern)
+    if tree.error or not tree.known:
+        return None
+    root = tree.root
+    while isinstance(root, rn.Group) and root.kind in (rn.GROUP, rn.CAPTURE):
+        root = root.body
+    branches = _distributed(root.branches if isinstance(root, rn.Alt) else (root,))
+    literals: list[str] = []
+    guards: set[str] = set()
+    late = False
+    for branch in branches:
+        head = branch.items[0] if isinstance(branch, rn.Seq) and branch.items else branch
+        if isinstance(head, rn.Assert) and head.kind == rn.START:
+            late = True
+            continue
+        guard = _guard(head)
+        if guard is not None:
+            guards |= guard
+            continue
+        found = leading_literals(replace(tree, root=branch))
+        if found is None:
+            return None
+        literals += found
+    if not literals:
+        return None
+    return tuple(dict.fromkeys(literals)), frozenset(guards), late
 
 
 _DISTRIBUTED = 64

@@ -20,7 +20,7 @@ from ..model import Delimiter, Template
 from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
 from ..regex_syntax import context_bound, min_length, parse
 from ..regex_syntax.literal import leading_literals
-from .delimiters import Facts, watch
+from .delimiters import Facts, unguarded_starts, watch
 from .namespace import Namespace, identifier
 
 # Cheapest first, as a candidate found early bounds the searches after it: single literals,
@@ -129,7 +129,7 @@ def _state(
             fast = replace(fast, patterns=pending_patterns(watches))
         if fast.patterns:
             fast = replace(fast, steps=pending_steps(ns, watches))
-        starts = start_literals(watches)
+        starts = start_literals(watches, fast.behind, fast.late)
         if starts is not None:
             why = "; with one, what comes before where a delimiter's leading literal may begin"
             fast = replace(
@@ -293,7 +293,7 @@ MAX_STARTS = 16
 
 
 def start_literals(
-    watches: list[Watch],
+    watches: list[Watch], behind: str = "", late: bool = False
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
     r"""The literals every match of every watch, complete or partial, begins with, for
     ``Fast.starts``: the constants of the literal watches (names) and the leading literals of
@@ -313,7 +313,12 @@ def start_literals(
 
     So where none of the literals occurs, the general path finds no match: it holds the text
     from the leftmost such start (none: nothing) and commits what comes before
-    (``runtime.matching.starts_hold``)."""
+    (``runtime.matching.starts_hold``).
+
+    A pattern some of whose branches begin with ``^`` or a guard look-behind gives the other
+    branches' literals (``delimiters.unguarded_starts``) where the state's fast path rules
+    those branches out: ``late`` for ``^``, and each guard's characters in ``behind`` (the
+    fast path then looks for them: ``runtime.fast_path._core_case``)."""
     found: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
     for w in watches:
         if w.end:
@@ -324,9 +329,15 @@ def start_literals(
             continue
         if w.shape is not Shape.REGEX or w.pattern is None:
             return None
-        leading = leading_literals(parse(ast.literal_eval(w.pattern.source)))
+        source = ast.literal_eval(w.pattern.source)
+        leading = leading_literals(parse(source))
         if leading is None:
-            return None
+            unguarded = unguarded_starts(source)
+            if unguarded is None:
+                return None
+            leading, guards, anchored = unguarded
+            if not guards <= set(behind) or (anchored and not late):
+                return None
         found[led + 1].extend(leading)
     names, texts, led_names, led_texts = (tuple(dict.fromkeys(x)) for x in found)
     count = sum(len(w.literals.texts) for w in watches if w.literals is not None)
@@ -418,7 +429,9 @@ def _fast(facts: list[Facts | None]) -> Fast | None:
     )
     dollar = any(f.dollar for f in known)
     late = any(f.late for f in known)
-    behind = any(f.behind for f in known)
+    # Only a guard's characters matter just before the search position: every other match
+    # needs its core character at or after its own start (see Fast.behind).
+    behind = "".join(sorted(set().union(*(f.behind for f in known))))
     if not known:
         why = "nothing is watched"
     else:
@@ -434,5 +447,6 @@ def _fast(facts: list[Facts | None]) -> Fast | None:
         if late:
             why += "; a ^ alternative counts until text is consumed"
         if behind:
-            why += "; nor one after a consumed one (a look-behind reads it)"
+            what = comment_text(behind) if len(behind) == 1 else f"one of {comment_text(behind)}"
+            why += f"; nor one right after a consumed {what} (a look-behind reads it)"
     return Fast(core, lead, star, dollar, late, why, runs, behind=behind)
