@@ -381,7 +381,7 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     patterns=True,
     steps=(_CLOSE_TOOL_CALLS_STEPS,),
-    starts=("```", "<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>"),
+    starts=("```<｜tool▁call▁end｜>", "<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>"),
 )
 
 

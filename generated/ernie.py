@@ -312,7 +312,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_OPEN_RESPONSE_START_PREFIX, False),),
     patterns=True,
     steps=(_OPEN_TOOL_CALLS_STEPS, _CLOSE_CONTENT_STEPS, _OPEN_RESPONSE_START_STEPS),
-    starts=("<think>", "<tool_call>", "\n", "</response>", "</s>", "<response>"),
+    starts=("<think>", "<tool_call>", "\n</response>", "</response>", "</s>", "<response>"),
 )
 
 

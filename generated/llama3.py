@@ -189,7 +189,7 @@ _FAST_OUTSIDE = Fast(
     pending=((_CLOSE_CONTENT_LITERALS, False),),
     drops=True,
     patterns=True,
-    starts=(_CLOSE_CONTENT_LITERALS, "<|python_tag|>", "{"),
+    starts=(_CLOSE_CONTENT_LITERALS, "<|python_tag|>{", "{"),
 )
 
 

@@ -434,6 +434,15 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             reread = True
         elif last in lead:
             if not star:
+                if (
+                    held < fast[16]
+                    and not (fast[12] and _guarded(whole, fast[12]))
+                    and (hold := fast[15].hold(whole)) >= 0
+                ):
+                    # A lead character that begins a literal (the \n of \n?</response>):
+                    # the general path's hold is read off the literals (see _core_case).
+                    buf = ""  # (this frame's reference dropped: a kept buffer grows in place)
+                    return _hold_from(self, whole, hold, fast, events)
                 return self._feed(text) if events else None
             committed = whole.rstrip(lead)  # the trailing run of lead characters waits
         elif dollar and last == "\n":

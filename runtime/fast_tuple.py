@@ -26,10 +26,11 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     simple = plain and isinstance(f.core, str) and len(f.core) == 1
     tested = _tested(f.core)
     pair = tested if plain and isinstance(tested, tuple) else ()
-    # (Fast.starts, where nothing else decides: no $ alternative; then the longest of them.)
+    # (Fast.starts, where nothing else decides: no $ alternative; then the longest of them.
+    # Lead characters are then the literals' own, as in \n?</response>, or, with star, those of
+    # the delimiters led by \s*: the literals read them.)
     starts, led = _texts(f.starts), _texts(f.starts_led)
-    if f.dollar or (f.lead and not (f.star and led)):
-        # (Lead characters only where a delimiter led by \s* brings them.)
+    if f.dollar or (f.star and not led):
         starts = led = ()
     return (
         f.core if simple else "",

@@ -255,6 +255,52 @@ def test_whitespace_runs_stream_alike(pattern: str) -> None:
             assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks), chunks
 
 
+# Delimiters whose lead characters begin one of their leading literals (an optional literal
+# before a literal: ``\n?</response>``), so that Fast.starts reads a chunk ending in one.
+LEAD_LITERALS = [r"\n?</r>|</s>", r"(?:ab)?c>", r"(?:\n\n)?<e>", r"^\s*\[|\n?</r>", r"x?<a>|<b>"]
+LEAD_WORDS = [
+    "\n",
+    "\n\n",
+    "</r>",
+    "</",
+    "r>",
+    "</s>",
+    "a",
+    "ab",
+    "c>",
+    "x",
+    " x",
+    "<e>",
+    "<a>",
+    "[",
+]
+
+
+@SETTINGS
+@given(
+    which=st.integers(0, len(LEAD_LITERALS) * 2 - 1),
+    chunks=st.lists(
+        st.lists(st.sampled_from(LEAD_WORDS), min_size=1, max_size=3).map("".join), max_size=16
+    ),
+)
+def test_lead_characters_that_begin_literals_stream_alike(which: int, chunks: list[str]) -> None:
+    """A chunk that ends in such a lead character is held from where a literal may begin (read
+    off the literals, ``held_case``), as the general path holds it: the same events, whether the
+    pattern closes the implicit field or opens another."""
+    pattern = LEAD_LITERALS[which // 2]
+    fields: dict[str, Any] = (
+        {"content": {"close_pattern": pattern}, "g": {"open": "<g>", "close": "</g>"}}
+        if which % 2
+        else {"f": {"open_pattern": pattern, "close": "</f>"}, "content": {}}
+    )
+    parser = load({"start_anchor": "<S>", "fields": fields}).ResponseParser
+    assert any(f is not None and f.starts and f.lead for f in parser._fasts), pattern
+    general = without_fast_path(parser)
+    assert run(parser, "", chunks) == run(general, "", chunks), (pattern, chunks)
+    each = list("".join(chunks))
+    assert run(parser, "", each) == run(general, "", each), (pattern, chunks)
+
+
 @pytest.mark.parametrize("pattern", [r"b*?ca", r"\bb*?[^a]a|b", r"x*?<a>", r"(?:<b>)?\s*<a>"])
 def test_lazy_leads_keep_the_general_path(pattern: str) -> None:
     """In partial mode the regex module reports an attempt that failed inside a lazy repeat as

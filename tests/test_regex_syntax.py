@@ -399,12 +399,14 @@ LEADING = [
     (r"<a>(?=\s*\{)", ("<a>",)),
     (r"(?(DEFINE)(?P<v>\d+))<a>(?=(?&v))", ("<a>",)),
     (r"(?:<ab>\s*)?<a>\s*(?P<name>[^<]+)", ("<ab>", "<a>")),
-    (r"(?:<x>)?\{\s*", ("<x>", "{")),
+    # A group that is one literal is read with what follows it (where it is taken, that comes
+    # next at once): a partial match "<x>" at the end is a prefix of "<x>{", not a match.
+    (r"(?:<x>)?\{\s*", ("<x>{", "{")),
     ("a|b", ("a", "b")),
     (r"(?:<x>|<y>)\s*", ("<x>", "<y>")),
     (r"</t>\s*|(?=<t>|<e>)|<f>", ("</t>", "<t>", "<e>", "<f>")),
     (r"(?:<a>\s*)?(?:<b>\s*)?<c>", ("<a>", "<b>", "<c>")),
-    (r"\n?</r>|</s>", ("\n", "</r>", "</s>")),
+    (r"\n?</r>|</s>", ("\n</r>", "</r>", "</s>")),
     (r"(?:<x>|<y>)z(?(DEFINE)(?P<v>\d+))", ("<x>z", "<y>z")),
     (r"(?:|<a>)b", ("b", "<a>b")),
     # A choice never taken back (atomic, possessive) is read without what follows it: in

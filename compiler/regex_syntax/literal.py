@@ -139,12 +139,13 @@ def leading_literals(tree: n.Tree) -> tuple[str, ...] | None:
     Read off the pattern's first items, as a match attempt at a position reads them:
     literal characters (``A...``: every match begins with ``A``); a greedy optional group
     (``(?:A...)?B...``, as tool-call openers are written: ``A`` where the group is taken, else
-    ``B``); a choice (``A...|B...``, ``(?:A|B)\\s*``: one of its branches' literals, each
-    branch read with what follows the choice); an atomic group (``(?>A|AB)``: a match begins
-    where its body matches, so with one of its body's literals, read without what follows: a
-    choice made there is never taken back, so ``AB`` then what follows need not be a match
-    where ``A`` comes first); a look-ahead with nothing after it (``(?=A)``, ``(?=<a>|<b>)``,
-    as a branch: ``</t>|(?=<t>)``). The attempt matches
+    ``B``; ``AB`` where the group is the literal ``A`` alone, as in ``\\n?</response>``); a
+    choice (``A...|B...``, ``(?:A|B)\\s*``: one of its branches' literals, each branch read
+    with what follows the choice); an atomic group (``(?>A|AB)``: a match begins where its body
+    matches, so with one of its body's literals, read without what follows: a choice made there
+    is never taken back, so ``AB`` then what follows need not be a match where ``A`` comes
+    first); a look-ahead with nothing after it (``(?=A)``, ``(?=<a>|<b>)``, as a branch:
+    ``</t>|(?=<t>)``). The attempt matches
     those literals character by character, so a partial match (the attempt runs into the end of
     the text) is a proper prefix of one of them, or begins with one. Only ``(?(DEFINE)...)``
     and empty items may stand before them (they match nothing and read nothing). Not for a lazy
@@ -177,7 +178,16 @@ def _starts(items: list[n.Node]) -> list[str] | None:
         if first.mode == n.LAZY:
             return None
         inside, after = _starts(n.opened(first.body, atomic=False)), _starts(rest)
-        return inside + after if inside and after else None
+        if not (inside and after):
+            return None
+        body = n.opened(first.body, atomic=False)
+        if body and all(_literal(item) for item in body):
+            # A group that is one literal (``\n?</response>``): where it is taken, the match
+            # goes on with what follows at once, so it begins with the two together (and a
+            # partial match there is a proper prefix of them, or begins with one).
+            text = "".join(item.char for item in body if isinstance(item, n.Char))
+            return [text + after_text for after_text in after] + after
+        return inside + after
     # Read by its body alone: an atomic group or possessive {1} (what follows cannot make it
     # give a choice back), and a look-ahead only when last (an attempt that runs into the end
     # of the text inside one goes on after it as though it matched, and what follows may then
