@@ -150,6 +150,23 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             # the start of a delimiter): the chunk is committed whole.
             name = fast[2]
             dirty = fast[3]
+        elif (
+            (kept := fast[17]) is not None
+            and len(buf) == self._pos
+            and self._pos
+            and text[-1] not in fast[1]
+            and kept.isdisjoint(text)
+        ):
+            # The common case of a state that keeps consumed text (fast[17]: its core
+            # characters; no $ alternative): nothing held, text consumed already (a ^
+            # alternative cannot match), no core character, nothing to hold now. The chunk
+            # joins the consumed ones set aside, as the branch below would have it.
+            tail = self._tail
+            tail.append(text)
+            if len(tail) >= TAIL_CHUNKS:
+                flush(self)
+            name = fast[2]
+            dirty = fast[3]
         else:
             # (The whole tuple, one name each: a slice or a starred name builds a new object.)
             (

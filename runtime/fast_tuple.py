@@ -51,7 +51,9 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         # (Fast.starts and starts_led, read by matching.Starts; None where there are none.)
         Starts(starts, led) if starts or led else None,
         max(map(len, starts + led), default=0),
-        led,
+        # (A state that keeps consumed text, without a $ alternative: its core characters, for
+        # the common case feed() tests second; None elsewhere.)
+        frozenset(f.core) if keep and not f.dollar else None,
         pair,
         f.steps if f.patterns else (),
     )
