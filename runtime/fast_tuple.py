@@ -18,8 +18,10 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     characters, and nothing else decide its common case (no ^ or $ alternative, no consumed
     text kept: the other branch sets it aside): ``feed()`` then tests it first ("" as its
     core character where it is not: "" is in every chunk); one simple but for its core, which
-    is two characters, has them as a pair (the last item), tested next. ``keep``: the parser keeps
-    consumed text; this state does unless it drops it (``Fast.drops``)."""
+    is two characters, has them as a pair (item 18), tested with it; a state that keeps consumed
+    text (and has no $ alternative) has its core characters in item 17, tested next.
+    ``keep``: the parser keeps consumed text; this state does unless it drops it
+    (``Fast.drops``)."""
     keep = keep and not f.drops
     pending = tuple((literal, led) for held, led in f.pending for literal in _texts((held,)))
     plain = not (f.late or f.dollar or keep)
