@@ -269,12 +269,8 @@ def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: b
     state that watches literals only (``Fast.literals``), or that holds text a pattern's
     automaton may read as pending (``Fast.steps``), where ``held_case`` finds what the scanner
     would."""
-    if (
-        fast[16]
-        and (len(self._buf) == self._pos if fast[9] else not self._buf)
-        and not (fast[12] and _guarded(text, fast[12]))
-    ):
-        hold = fast[15].hold(text)
+    if fast[16] and (len(self._buf) == self._pos if fast[9] else not self._buf):
+        hold = _literal_hold(text, fast)
         if hold >= 0:
             return _hold_from(self, text, hold, fast, events)
     if fast[13]:
@@ -308,12 +304,15 @@ def _held_pending(self: CompiledParser, text: str, fast: tuple[Any, ...], events
     return [] if events else ""
 
 
-def _guarded(text: str, behind: str) -> bool:
-    """Whether ``text`` holds a character a guard's look-behind ends with (``Fast.behind``)."""
-    for c in behind:
-        if c in text:
-            return True
-    return False
+def _literal_hold(whole: str, fast: tuple[Any, ...]) -> int:
+    """Where the general path holds ``whole`` (the text from the search position) back, read
+    off the state's literals (``Fast.starts``, fast[15]); -1 where they cannot say: one of them
+    occurs, or a character a guard's look-behind ends with (``Fast.behind``, fast[12])."""
+    for c in fast[12]:
+        if c in whole:
+            return -1
+    hold: int = fast[15].hold(whole)
+    return hold
 
 
 def _hold_from(
@@ -413,12 +412,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
             committed = ""
             run = False
-        elif (
-            held
-            and held < fast[16]
-            and not (fast[12] and _guarded(whole, fast[12]))
-            and (hold := fast[15].hold(whole)) >= 0
-        ):
+        elif held and held < fast[16] and (hold := _literal_hold(whole, fast)) >= 0:
             # The held text (from the search position) is shorter than the longest literal (a
             # longer one is a match under way, which the other cases read): the chunk joins
             # it, and the general path's hold is read off the literals (see _core_case).
@@ -451,11 +445,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             reread = True
         elif last in lead:
             if not star:
-                if (
-                    held < fast[16]
-                    and not (fast[12] and _guarded(whole, fast[12]))
-                    and (hold := fast[15].hold(whole)) >= 0
-                ):
+                if held < fast[16] and (hold := _literal_hold(whole, fast)) >= 0:
                     # A lead character that begins a literal (the \n of \n?</response>):
                     # the general path's hold is read off the literals (see _core_case).
                     buf = ""  # (this frame's reference dropped: a kept buffer grows in place)

@@ -28,6 +28,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
     simple = plain and isinstance(f.core, str) and len(f.core) == 1
     tested = _tested(f.core)
     pair = tested if plain and isinstance(tested, tuple) else ()
+    core_set = frozenset(f.core)
     # (Fast.starts, where nothing else decides: no $ alternative; then the longest of them.
     # Lead characters are then the literals' own, as in \n?</response>, or, with star, those of
     # the delimiters led by \s*: the literals read them.)
@@ -45,7 +46,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         f.late,
         f.runs,
         keep,
-        frozenset(f.core),
+        core_set,
         pending,
         f.behind,
         f.literals,
@@ -55,7 +56,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         max(map(len, starts + led), default=0),
         # (A state that keeps consumed text, without a $ alternative: its core characters, for
         # the common case feed() tests second; None elsewhere.)
-        frozenset(f.core) if keep and not f.dollar else None,
+        core_set if keep and not f.dollar else None,
         pair,
         f.steps if f.patterns else (),
     )
