@@ -190,6 +190,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 _,
                 _,
                 _,
+                strip,
             ) = fast
             if late and not self._pos and not (keep and self._tail):
                 return self._feed(text) if events else None  # nothing consumed yet: ^ may match
@@ -224,7 +225,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 elif last not in lead:
                     return held_case(self, text, fast, events)
                 else:
-                    committed = text.rstrip(lead)
+                    committed = text.rstrip(strip)
                     if committed and not self._opened and self.region >= 0:
                         return self._feed(text) if events else None
                     self._buf = text[len(committed) :]
@@ -381,6 +382,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         _,
         _,
         _,
+        strip,
     ) = fast
     if keep and self._tail:
         flush(self)
@@ -393,7 +395,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         # What is held is a run of lead characters this path left (or the general path,
         # under runs): no need to read it.
         if last in lead:
-            tail = text.rstrip(lead)
+            tail = text.rstrip(strip)
             if not tail:
                 committed = ""  # the whole chunk joins the run (star, or runs)
             elif not star:
@@ -451,7 +453,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
                     buf = ""  # (this frame's reference dropped: a kept buffer grows in place)
                     return _hold_from(self, whole, hold, fast, events)
                 return self._feed(text) if events else None
-            committed = whole.rstrip(lead)  # the trailing run of lead characters waits
+            committed = whole.rstrip(strip)  # the trailing run of lead characters waits
         elif dollar and last == "\n":
             return self._feed(text) if events else None
         else:
@@ -574,9 +576,8 @@ def holds_a_run(p: CompiledParser) -> bool:
     match starts, in a state whose held runs stay held while whitespace is appended
     (``Fast.runs``): the fast path then takes such chunks."""
     fast = p._fast
-    if fast is None or not fast[8]:  # runs, then lead: fast[1] (see fast_tuple)
+    if fast is None or not fast[8]:  # runs, then lead: fast[1] and fast[20] (see fast_tuple)
         return False
-    lead = fast[1]
     buf = p._buf
     pos = p._pos
-    return pos < len(buf) and buf[-1] in lead and not buf[pos:].strip(lead)
+    return pos < len(buf) and buf[-1] in fast[1] and not buf[pos:].strip(fast[20])

@@ -37,7 +37,11 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         starts = led = ()
     return (
         f.core if simple else "",
-        f.lead,
+        # (The lead characters, which a chunk's last character is looked up in on every chunk:
+        # as a set, where there are some (a str is searched, and \s holds characters beyond
+        # Latin-1, which makes that dearer); "" where there are none (no lookup at all). Item
+        # 20 has them as a str, to strip.)
+        frozenset(f.lead) if f.lead else "",
         name,
         dirty,
         tested,
@@ -59,6 +63,7 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         core_set if keep and not f.dollar else None,
         pair,
         f.steps if f.patterns else (),
+        f.lead,
     )
 
 

@@ -32,7 +32,7 @@ from rtc.compiler.regex_syntax import parse
 from rtc.compiler.regex_syntax.literal import literal_runs
 from rtc.runtime.fast_path import Fast
 from rtc.runtime.fast_tuple import region_tuple
-from rtc.runtime.matching import SPACE_CHARS, Starts, starts_hold
+from rtc.runtime.matching import SPACE_CHARS, SPACE_STR, Starts, starts_hold
 
 SETTINGS = settings(max_examples=400, derandomize=True, deadline=None, database=None)
 
@@ -156,7 +156,7 @@ def test_catalogue_fast_and_general_agree(name: str) -> None:
 
 
 def test_pairs_only_where_the_state_is_simple_but_for_its_core() -> None:
-    """The pair (the last item of region_tuple) is set only where the common case needs
+    """The pair (item 18 of region_tuple) is set only where the common case needs
     nothing but the core and lead characters: no ^ or $ alternative, no consumed text kept."""
     two = Fast(frozenset("<["), "", False, False)
     assert region_tuple(two, "content", False, False)[18] == ("<", "[")
@@ -167,6 +167,18 @@ def test_pairs_only_where_the_state_is_simple_but_for_its_core() -> None:
     assert region_tuple(two._replace(late=True), "content", False, False)[18] == ()
     assert region_tuple(Fast("<", "", False, False), None, False, False)[18] == ()
     assert region_tuple(Fast(frozenset("<[{"), "", False, False), None, False, False)[18] == ()
+
+
+@pytest.mark.parametrize("lead", ["", "\n", SPACE_STR, "\t\n\u3000"])
+def test_lead_characters_are_looked_up_as_the_fast_path_needs(lead: str) -> None:
+    """Item 1 of region_tuple answers ``in`` as the lead string does, for every character
+    (a set where there are lead characters, "" where there are none); item 20 is the string,
+    which the fast path strips."""
+    found = region_tuple(Fast("<", lead, bool(lead), False), "content", False, False)
+    assert found[20] == lead
+    assert isinstance(found[1], frozenset if lead else str)
+    for c in {*lead, *SPACE_STR, "a", "<", "\u4e2d", "\U0001f600"}:
+        assert (c in found[1]) == (c in lead), repr(c)
 
 
 def _literals(template: dict[str, Any]) -> list[str]:
