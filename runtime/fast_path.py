@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ahead import NO_MEMO
 from .growing import Growing, extend_buffer, grown, grows_held, unread
-from .matching import SPACE_STR
+from .matching import still_pending
 from .pending import pending_states
 
 if TYPE_CHECKING:
@@ -167,6 +167,26 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 flush(self)
             name = fast[2]
             dirty = fast[3]
+        elif (
+            (known := self._held_literal) is not None
+            and known[0] is fast
+            and len(buf) == known[2]
+            and not self._clean
+            and self._growing is None
+            and known[1].startswith(buf)
+            and known[1].startswith(text, known[2])
+            and known[2] + len(text) < len(known[1])
+            and fast[10].isdisjoint(text)
+        ):
+            # The held text is a proper prefix of a literal the state watches, with a core
+            # character (held_case found it: self._held_literal is the state's tuple, the
+            # literal and the held text's length, checked here), and the chunk, which holds
+            # none, continues it, still short of its end: the literal is still pending, and
+            # held_case would hold the chunk too. (Its one-literal check, without its reads.)
+            buf = ""  # (this frame's reference dropped: the held text grows in place)
+            extend_buffer(self, text)
+            self._held_literal = (fast, known[1], known[2] + len(text))
+            return [] if events else ""
         else:
             # (The whole tuple, one name each: a slice or a starred name builds a new object.)
             (
@@ -409,11 +429,19 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         whole_length = held + len(text)
     else:
         whole = (buf[self._pos :] if keep else buf) + text if held else text
-        if held and pending and not core_set.isdisjoint(whole) and still_pending(whole, pending):
+        if (
+            held
+            and pending
+            and not core_set.isdisjoint(whole)
+            and (literal := still_pending(whole, pending)) is not None
+        ):
             # A watch's literal is still pending from the search position: the general path
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
             committed = ""
             run = False
+            if literal and not keep and not fast[7]:
+                # (feed() checks this literal alone for the next chunk: see step.)
+                self._held_literal = (fast, literal, len(whole))
         elif held and held < fast[16] and (hold := _literal_hold(whole, fast)) >= 0:
             # The held text (from the search position) is shorter than the longest literal (a
             # longer one is a match under way, which the other cases read): the chunk joins
@@ -500,22 +528,6 @@ def holds_at_pos(p: CompiledParser, text: str) -> bool:
     if found[3] == -1 and found[0] == pos:
         return True
     p._scanned = (buf, pos, p.region, found)  # the general path's scan (see engine._feed)
-    return False
-
-
-def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> bool:
-    r"""Whether ``whole`` (the held text, then the chunk) is, after its leading whitespace for a
-    \s*-led watch, a non-empty proper prefix of one of the state's pending literals."""
-    stripped = None
-    for literal, led in pending:
-        if led:
-            if stripped is None:
-                stripped = whole.lstrip(SPACE_STR)
-            text = stripped
-        else:
-            text = whole
-        if text and len(text) < len(literal) and literal.startswith(text):
-            return True
     return False
 
 

@@ -198,6 +198,23 @@ def tail_any(buf: str, pos: int, literals: Literals) -> int:
     return best
 
 
+def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> str | None:
+    r"""Whether ``whole`` (the held text, then the chunk) is, after its leading whitespace for a
+    \s*-led watch, a non-empty proper prefix of one of the state's pending literals: the first
+    such literal ("" for a \s*-led one), or None."""
+    stripped = None
+    for literal, led in pending:
+        if led:
+            if stripped is None:
+                stripped = whole.lstrip(SPACE_STR)
+            text = stripped
+        else:
+            text = whole
+        if text and len(text) < len(literal) and literal.startswith(text):
+            return "" if led else literal
+    return None
+
+
 def one_search(*delimiters: tuple[Any, bool, bool]) -> re.Pattern[str]:
     """One ``re`` alternation of a state's delimiters, one group each, in order: for each,
     its literal (a str) or literal list (``Literals``), whether a ``\\s*`` leads it and

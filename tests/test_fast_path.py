@@ -181,6 +181,37 @@ def test_lead_characters_are_looked_up_as_the_fast_path_needs(lead: str) -> None
         assert (c in found[1]) == (c in lead), repr(c)
 
 
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        ["Hi", " <", "tool", "_", "call", ">", "get", "\n", "</tool_call>"],
+        ["Hi <", "t", "o", "o", "l", "_", "c", "a", "l", "l", "<", "/think>"],
+        ["<", "/", "t", "h", "i", "n", "k", " ", "<", "tool", "_call", ">x</tool_call>"],
+        ["<", "tool_", "call", "_call", "s", "<", "tool_call", "<tool_call>"],
+    ],
+)
+def test_a_held_literal_prefix_is_continued_without_held_case(
+    chunks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once held_case finds the held text a proper prefix of a literal the state watches,
+    feed() checks the next chunk against that literal alone (``_held_literal``): the chunks that
+    continue it are held without held_case, and every event is the general path's."""
+    from rtc.runtime import fast_path
+
+    parser = rtc.generated.get("glm4_moe").ResponseParser
+    calls: list[str] = []
+    held_case = fast_path.held_case
+
+    def counted(p: Any, text: str, fast: tuple[Any, ...], events: bool) -> Any:
+        calls.append(text)
+        return held_case(p, text, fast, events)
+
+    monkeypatch.setattr(fast_path, "held_case", counted)
+    assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks)
+    if chunks[1:4] == [" <", "tool", "_"]:
+        assert "tool" in calls and "_" not in calls and "call" not in calls, calls
+
+
 def _literals(template: dict[str, Any]) -> list[str]:
     found = []
     for spec in template["fields"].values():
