@@ -283,7 +283,9 @@ def test_interrupt_leaves_no_output_and_says_how_far(
     source = big_corpus
     out = tmp_path / "out.parquet"
     out.write_bytes(b"previous run")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # (PYTHONFAULTHANDLER: a job that does not stop is sent SIGABRT below, and every thread's
+    # stack then goes to stderr, for the failure to show where it waited.)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
     process = subprocess.Popen(
         [*RTC, "parse", "--catalogue", "qwen3", "--input", str(source), "--output", str(out),
          "--prefix-field", "prompt", "--workers", workers, "--batch-size", "100"],
@@ -299,7 +301,12 @@ def test_interrupt_leaves_no_output_and_says_how_far(
 
         assert _wait_for(writing, 60), "the job never started writing"
         process.send_signal(sig)
-        _, err = process.communicate(timeout=60)
+        try:
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)
+            _, err = process.communicate(timeout=30)
+            pytest.fail(f"the job did not stop within 60 s of {sig.name}:\n{err.decode()}")
     finally:
         process.kill()
     text = err.decode()
