@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ahead import NO_MEMO
 from .growing import Growing, extend_buffer, grown, grows_held, unread
-from .matching import still_pending
+from .matching import SPACE_STR, still_pending
 from .pending import pending_states
 
 if TYPE_CHECKING:
@@ -173,19 +173,21 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             and len(buf) == known[2]
             and not self._clean
             and self._growing is None
-            and known[1].startswith(buf)
-            and known[1].startswith(text, known[2])
-            and known[2] + len(text) < len(known[1])
+            and len(rest := buf if known[3] == known[2] else buf.lstrip(SPACE_STR)) == known[3]
+            and known[1].startswith(rest)
+            and known[1].startswith(text, known[3])
+            and known[3] + len(text) < len(known[1])
             and fast[10].isdisjoint(text)
         ):
-            # The held text is a proper prefix of a literal the state watches, with a core
-            # character (held_case found it: self._held_literal is the state's tuple, the
-            # literal and the held text's length, checked here), and the chunk, which holds
-            # none, continues it, still short of its end: the literal is still pending, and
-            # held_case would hold the chunk too. (Its one-literal check, without its reads.)
-            buf = ""  # (this frame's reference dropped: the held text grows in place)
+            # The held text (after its leading whitespace, for a \s*-led watch) is a proper
+            # prefix of a literal the state watches, with a core character (held_case found
+            # it: self._held_literal is the state's tuple, the literal, the held text's length
+            # and that prefix's, checked here), and the chunk, which holds none, continues it,
+            # still short of its end: the literal is still pending, and held_case would hold
+            # the chunk too. (Its one-literal check, without its reads.)
+            buf = rest = ""  # (this frame's references dropped: the held text grows in place)
             extend_buffer(self, text)
-            self._held_literal = (fast, known[1], known[2] + len(text))
+            self._held_literal = (fast, known[1], known[2] + len(text), known[3] + len(text))
             return [] if events else ""
         else:
             # (The whole tuple, one name each: a slice or a starred name builds a new object.)
@@ -439,9 +441,12 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             # would route and commit nothing (Fast.pending); the chunk joins the held text.
             committed = ""
             run = False
-            if literal and not keep and not fast[7]:
-                # (feed() checks this literal alone for the next chunk: see step.)
-                self._held_literal = (fast, literal, len(whole))
+            if not keep and not fast[7]:
+                # (feed() checks this literal alone for the next chunk, where its held prefix
+                # has a core character: see step.)
+                length = len(whole.lstrip(SPACE_STR)) if literal[1] else len(whole)
+                if not core_set.isdisjoint(whole[len(whole) - length :]):
+                    self._held_literal = (fast, literal[0], len(whole), length)
         elif held and held < fast[16] and (hold := _literal_hold(whole, fast)) >= 0:
             # The held text (from the search position) is shorter than the longest literal (a
             # longer one is a match under way, which the other cases read): the chunk joins

@@ -198,10 +198,10 @@ def tail_any(buf: str, pos: int, literals: Literals) -> int:
     return best
 
 
-def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> str | None:
+def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> tuple[str, bool] | None:
     r"""Whether ``whole`` (the held text, then the chunk) is, after its leading whitespace for a
     \s*-led watch, a non-empty proper prefix of one of the state's pending literals: the first
-    such literal ("" for a \s*-led one), or None."""
+    such literal and whether it is led, or None."""
     stripped = None
     for literal, led in pending:
         if led:
@@ -211,7 +211,7 @@ def still_pending(whole: str, pending: tuple[tuple[str, bool], ...]) -> str | No
         else:
             text = whole
         if text and len(text) < len(literal) and literal.startswith(text):
-            return "" if led else literal
+            return literal, led
     return None
 
 
