@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ahead import NO_MEMO
-from .growing import Growing, extend_buffer, grown, grows_held, unread
+from .growing import Growing, continues_held_literal, extend_buffer, grown, grows_held, unread
 from .matching import SPACE_STR, still_pending
 from .pending import pending_states
 
@@ -167,27 +167,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 flush(self)
             name = fast[2]
             dirty = fast[3]
-        elif (
-            (known := self._held_literal) is not None
-            and known[0] is fast
-            and len(buf) == known[2]
-            and not self._clean
-            and self._growing is None
-            and len(rest := buf if known[3] == known[2] else buf.lstrip(SPACE_STR)) == known[3]
-            and known[1].startswith(rest)
-            and known[1].startswith(text, known[3])
-            and known[3] + len(text) < len(known[1])
-            and fast[10].isdisjoint(text)
-        ):
-            # The held text (after its leading whitespace, for a \s*-led watch) is a proper
-            # prefix of a literal the state watches, with a core character (held_case found
-            # it: self._held_literal is the state's tuple, the literal, the held text's length
-            # and that prefix's, checked here), and the chunk, which holds none, continues it,
-            # still short of its end: the literal is still pending, and held_case would hold
-            # the chunk too. (Its one-literal check, without its reads.)
-            buf = rest = ""  # (this frame's references dropped: the held text grows in place)
-            extend_buffer(self, text)
-            self._held_literal = (fast, known[1], known[2] + len(text), known[3] + len(text))
+        elif self._held_literal is not None and continues_held_literal(self, text, fast):
             return [] if events else ""
         else:
             # (The whole tuple, one name each: a slice or a starred name builds a new object.)
@@ -288,10 +268,9 @@ def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: b
     """A chunk holding a core character: where nothing is held and the state knows the
     literals its matches begin with (``Fast.starts``, and no lead characters; none of a guard's
     characters in the chunk: ``Fast.behind``), committed up to where the general path would
-    hold (see ``starts_hold``); else the general path's, but in a
-    state that watches literals only (``Fast.literals``), or that holds text a pattern's
-    automaton may read as pending (``Fast.steps``), where ``held_case`` finds what the scanner
-    would."""
+    hold (see ``starts_hold``); else the general path's, but in a state that watches literals
+    only (``Fast.literals``), or that holds text a pattern's automaton may read as pending
+    (``Fast.steps``), where ``held_case`` finds what the scanner would."""
     if fast[16] and (len(self._buf) == self._pos if fast[9] else not self._buf):
         hold = _literal_hold(text, fast)
         if hold >= 0:
@@ -442,10 +421,12 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             committed = ""
             run = False
             if not keep and not fast[7]:
-                # (feed() checks this literal alone for the next chunk, where its held prefix
+                # (feed() checks the next chunk against this literal alone, where the held prefix
                 # has a core character: see step.)
-                length = len(whole.lstrip(SPACE_STR)) if literal[1] else len(whole)
-                if not core_set.isdisjoint(whole[len(whole) - length :]):
+                if not literal[1]:
+                    self._held_literal = (fast, literal[0], len(whole), len(whole))
+                elif literal[0][0] in core_set:
+                    length = len(whole.lstrip(SPACE_STR))
                     self._held_literal = (fast, literal[0], len(whole), length)
         elif held and held < fast[16] and (hold := _literal_hold(whole, fast)) >= 0:
             # The held text (from the search position) is shorter than the longest literal (a

@@ -1,5 +1,6 @@
 """Held matches that keep growing: checked once, then each chunk they may grow by joins the
-held text without a search (``Growing``, read by :mod:`.fast_path`'s ``held_case``).
+held text without a search (``Growing``, read by :mod:`.fast_path`'s ``held_case``); and a held
+prefix of a literal that a chunk continues (``continues_held_literal``).
 
 A delimiter's match that reaches the end of the buffer stays pending while the text after it
 may extend it (a call name ``\\w+``, a whitespace run after a literal). The compiler proves, per
@@ -17,7 +18,15 @@ from .matching import SPACE_STR
 if TYPE_CHECKING:
     from .engine import CompiledParser
 
-__all__ = ["UNREAD", "Growing", "extend_buffer", "grown", "grows_held", "unread"]
+__all__ = [
+    "UNREAD",
+    "Growing",
+    "continues_held_literal",
+    "extend_buffer",
+    "grown",
+    "grows_held",
+    "unread",
+]
 
 
 class Growing(NamedTuple):
@@ -133,3 +142,35 @@ def extend_buffer(p: CompiledParser, text: str) -> None:
     p._buf = ""  # the only reference left is ours
     buf += text
     p._buf = buf
+
+
+def continues_held_literal(p: CompiledParser, text: str, fast: tuple[Any, ...]) -> bool:
+    """Where the held text (after its leading whitespace, for a \\s*-led watch) is a proper
+    prefix of a literal the state watches, with a core character (held_case found it:
+    ``_held_literal`` is the state's tuple, the literal, the held text's length and the
+    prefix's), and the chunk, which holds none, continues it short of its end: the literal is
+    still pending, and held_case would hold the chunk too. It joins the held text (True).
+    ``fast``: the state's tuple (``fast_tuple.region_tuple``; item 10, its core characters)."""
+    known = p._held_literal
+    buf = p._buf
+    assert known is not None
+    if not (
+        known[0] is fast
+        and len(buf) == known[2]
+        and not p._clean
+        and p._growing is None
+        and known[3] + len(text) < len(known[1])
+        and len(rest := buf if known[3] == known[2] else buf.lstrip(SPACE_STR)) == known[3]
+        and known[1].startswith(rest)
+        and known[1].startswith(text, known[3])
+        and fast[10].isdisjoint(text)
+    ):
+        # (A record that does not answer is dropped: that never changes what is parsed, and
+        # the chunks after this one need not read it again; held_case makes a new one.)
+        p._held_literal = None
+        return False
+    # (step holds the buffer too, so it is copied, not grown in place: it is shorter than the
+    # literal.)
+    extend_buffer(p, text)
+    p._held_literal = (fast, known[1], known[2] + len(text), known[3] + len(text))
+    return True
