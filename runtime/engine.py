@@ -257,7 +257,7 @@ class CompiledParser:
         # (held text, automata, their states, the character before the search position): a
         # pattern's match read as pending (pending.py)
         self._steps: tuple[str, tuple[Any, ...], tuple[Any, ...], str] | None = None
-        self._held_literal: tuple[Any, ...] | None = None  # (see fast_path.feed_step)
+        self._held_literal: tuple[Any, ...] | None = None  # (growing.continues_held_literal)
         # (buffer, search position, region, the state's scan of them): the fast path's last
         # scan, which the general path takes instead of scanning the same buffer again.
         self._scanned: tuple[str, int, int, Any] | None = None

@@ -168,6 +168,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             name = fast[2]
             dirty = fast[3]
         elif self._held_literal is not None and continues_held_literal(self, text, fast):
+            # A held literal's prefix that the chunk continues (held_case's record): held.
             return [] if events else ""
         else:
             # (The whole tuple, one name each: a slice or a starred name builds a new object.)
