@@ -88,11 +88,14 @@ _OPEN_TOOL_CALLS_AFTER_WS_RE = re.compile(
 )
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (Its start reads the whitespace the leading \s* took, without moving: no match of the rest
+# begins with whitespace, and the scanner backs a match over it.)
 _OPEN_TOOL_CALLS_AFTER_WS_STEPS = Steps(
     ("<tool_call>", ("\\s",), "<function=", ("[^>\\n]",), ">"),
     {10: (11, 12), 11: (11, 12), 22: (22, 23), 23: ()},
     (0,),
     (23,),
+    lead=SPACE_STR,
 )
 # Every match begins with this text (a long search jumps between its occurrences).
 _OPEN_TOOL_CALLS_AFTER_WS_PREFIX = "<tool_call>"

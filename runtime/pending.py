@@ -25,6 +25,13 @@ where ``Y`` does), and ends where that matches; it counts as pending only once e
 it crossed can no longer match (fewer pending paths: a sound "pending"). The regex module
 reports such a path partial (a look-ahead still undecided at the end of the text is read as
 partial too, which is only counted once decided).
+A pattern led by ``\\s*`` is searched without it, and the scanner backs the match's start over
+the whitespace before it (``Watch.back_over_ws``): its automaton is built for the rest and given
+that whitespace as ``lead``, which the start state reads without moving. That is exact where no
+match of the rest begins with a lead character (checked when the automaton is built): then no
+match, complete or partial, begins inside the run of them the held text starts with, so the
+search from the search position reports what the search from the run's end reports, and the
+scanner backs a partial match there over the whole run, to the search position.
 ``needs`` guards (``lowering.delimiters.skippable``) skip the search only in text where no
 match, partial or complete, can begin: a partial one from ``pos`` shows the guard passes.
 The automaton's states and moves are shared by every parser of a module (a lock guards their
@@ -123,15 +130,23 @@ class Steps:
         last: tuple[int, ...],
         gated: dict[tuple[int, int], tuple[int, ...]] | None = None,
         gates: tuple[tuple[Any, ...], ...] = (),
+        lead: str = "",
     ) -> None:
         self._main = _Automaton(pieces, jumps, first, last)
+        # lead: the characters a leading \s* took (see the module docstring); no match of the
+        # rest may begin with one, or the start state could not read them as not moving.
+        for q in first:
+            for ch in lead:
+                if self._main.accepts(q, ch):
+                    raise ValueError(f"a match may begin with the lead character {ch!r}")
         self._gated = gated or {}
         self._gates = tuple(_Automaton(*gate) for gate in gates)
         start = frozenset({_START})
         self._sets: list[frozenset[Any]] = [start]
         self._ids: dict[frozenset[Any], int] = {start: 0}
-        self._moves: list[dict[str, int]] = [{}]
-        self._kept = 0  # moves remembered, over every state
+        # The start state reads a lead character without moving (the scanner backs over it).
+        self._moves: list[dict[str, int]] = [dict.fromkeys(lead, 0)]
+        self._kept = len(lead)  # moves remembered, over every state
         # Per state: a path started at the search position has read all its look-aheads as
         # passing (the state is pending, not just not ruled out).
         self._sure: list[bool] = [False]

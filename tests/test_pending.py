@@ -25,6 +25,7 @@ import rtc.generated
 import rtc.runtime.fast_path as fast_path
 import rtc.runtime.pending as pending
 from rtc.compiler.regex_syntax.positions import MAX_POSITIONS, positions
+from rtc.runtime.matching import SPACE_CHARS, SPACE_STR
 from rtc.runtime.pending import OUT, Steps
 
 SETTINGS = settings(max_examples=300, derandomize=True, deadline=None, database=None)
@@ -120,6 +121,57 @@ def test_a_trailing_look_ahead_is_read_as_consumed(head: str, ahead: str, texts:
             state = OUT if state == OUT else steps.read(state, text[cut:])
             if state != OUT and steps.sure(state):
                 assert reported_pending(pattern, text), (pattern, text)
+
+
+def scanner_pending_after_space(rest: str, text: str) -> bool:
+    """What the scanner reads off the regex module for ``\\s*REST`` searched as REST: the
+    leftmost match is partial, and only whitespace (``SPACE_CHARS``) comes before it, which the
+    scanner backs over to the start."""
+    m = regex.compile(rest, regex.DOTALL).search(text, 0, partial=True)
+    return m is not None and m.partial and all(c in SPACE_CHARS for c in text[: m.start()])
+
+
+@SETTINGS
+@given(
+    rest=patterns(),
+    texts=st.lists(st.text(TEXT + " \t\u3000", min_size=1, max_size=12), max_size=12),
+)
+def test_whitespace_before_the_rest_is_read_as_the_scanner_backs_over_it(
+    rest: str, texts: list[str]
+) -> None:
+    """The rest of a ``\\s*``-led pattern, its automaton given the whitespace as ``lead``:
+    pending (whole, or in two chunks from any cut) only where the scanner, backing the
+    leftmost partial match over the whitespace before it, reports it at the start."""
+    found = positions(rest, ahead=True)
+    if found is None or found.starts_with_space():
+        return
+    gates = tuple((g.pieces, g.jumps, g.first, g.last) for g in found.gates)
+    steps = Steps(found.pieces, found.jumps, found.first, found.last, found.gated, gates, SPACE_STR)
+    for text in texts:
+        state = steps.read(0, text)
+        if state != OUT and steps.sure(state):
+            assert scanner_pending_after_space(rest, text), (rest, text)
+        for cut in range(len(text) + 1):
+            head = steps.read(0, text[:cut])
+            after = OUT if head == OUT else steps.read(head, text[cut:])
+            assert after == state, (rest, text, cut)
+
+
+def test_whitespace_before_the_rest_is_read() -> None:
+    """Not vacuous: whitespace before a call's opening (qwen3_5's, a newline or two after the
+    answer) is read, the opening then as without it; a match of the rest that may begin with
+    whitespace has no lead (the compiler leaves such a pattern to the scanner)."""
+    rest = r"<c>\s*<f=(?P<name>[^>\n]+)>"
+    found = positions(rest)
+    assert found is not None and not found.starts_with_space()
+    steps = Steps(found.pieces, found.jumps, found.first, found.last, lead=SPACE_STR)
+    for text in ["\n\n<c>", " <c>\n<f", "\t\u3000<c><f=na", "<c> <f=x"]:
+        assert read_pending(steps, text) and scanner_pending_after_space(rest, text), text
+    for text in ["x <c>", "\n\n<c>\n<f=x>", "\n\n", "\n<d"]:
+        assert not read_pending(steps, text), text
+    assert positions(r"[ a]b") is not None and positions(r"[ a]b").starts_with_space()
+    with pytest.raises(ValueError, match="lead character"):
+        Steps(("x",), {}, (0,), (0,), lead="x")
 
 
 def test_a_trailing_look_ahead_is_read() -> None:
@@ -239,6 +291,7 @@ def test_negative_look_aheads_gate_the_moves_that_cross_them() -> None:
 OPENINGS = [
     r"(?:<b>\s*)?<c>\s*([^<]+?)\s*<s>\s*",  # deepseek's shape
     r"<c>\s*<f=([^>\n]+)>",  # qwen3_coder's
+    r"\s*<c>\s*<f=([^>\n]+)>",  # qwen3_5's: \s*-led, its rest's automaton reads the whitespace
     r"<\|t\|>call:(\w+)\{",  # gemma4's
     r"\[([a-z_]+)\(",  # pythonic calls
     r"<c>(?:x|y)+?<s>",
@@ -305,6 +358,23 @@ def test_held_openings_are_read_by_the_automaton(monkeypatch: pytest.MonkeyPatch
     )
     assert sum(found is not None for found in answered) >= 4
     assert len(scanned) <= 2
+
+
+def test_whitespace_before_a_held_opening_is_read_by_the_automaton(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not vacuous: qwen3_5's call opening after the answer's newlines, a character at a time,
+    is answered by the automaton; the scanner is asked only where the opening completes."""
+    answered, scanned = counted(monkeypatch)
+    module = rtc.generated.get("qwen3_5")
+    text = "Hi.\n\n<tool_call>\n<function=get_time>\n<parameter=city>\nX\n</parameter>\n"
+    text += "</function>\n</tool_call>"
+    chunks = list(text)
+    assert run(module.ResponseParser, "", chunks) == run(
+        without_fast_path(module.ResponseParser), "", chunks
+    )
+    assert sum(found is not None for found in answered) >= 25
+    assert len(scanned) <= 3, scanned
 
 
 WITH_STEPS = [

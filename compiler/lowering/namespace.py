@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
+from dataclasses import replace
 from typing import Any
 
 from ..literals import comment_text, py_literal
@@ -93,22 +94,35 @@ class Namespace:
         self.constants.append(Constant(name, comment, self.literal(value)))
         return name
 
-    def pattern_steps(self, const: Pattern) -> str | None:
+    def pattern_steps(self, const: Pattern, lead: bool = False) -> str | None:
         """``NAME_STEPS``, the position automaton of pattern constant ``NAME``
         (``regex_syntax.positions``), or its JSON value reader (``regex_syntax.json_value``),
-        or None where it has neither."""
-        if const.name not in self.steps:
+        or None where it has neither. ``lead``: the pattern is the rest of a ``\\s*``-led one:
+        its automaton reads the whitespace before it (``Positions.lead``), or there is none
+        where a match of the rest may begin with whitespace, or where the same constant's
+        automaton is asked for the other way too."""
+        known = self.steps.get(const.name)
+        if known is None:
             source = ast.literal_eval(const.source)
-            found: Positions | JsonShape | None = positions(source, ahead=True)
-            if found is not None:
+            automaton = positions(source, ahead=True)
+            found: Positions | JsonShape | None
+            if automaton is not None:
+                found = automaton
+                if lead:
+                    if automaton.starts_with_space():
+                        return None
+                    found = replace(automaton, lead=True)
+                    self.imports.add("matching", "SPACE_STR")
                 self.imports.add("pending", "Steps")
             elif (found := json_shape(source)) is not None:
                 # Recursion has no position automaton; the catalogue's JSON value grammar
                 # is read with a stack (runtime.pending_json).
                 self.imports.add("pending_json", "JsonSteps")
-            else:
+            if found is None:
                 return None
             self.steps[const.name] = found
+        elif isinstance(known, Positions) and known.lead != lead:
+            return None
         return f"{const.name}_STEPS"
 
     def content_pattern(self, found: ContentPattern) -> None:

@@ -279,7 +279,7 @@ def pending_steps(ns: Namespace, watches: list[Watch]) -> tuple[str, ...]:
     names = []
     for w in watches:
         if w.shape in _PARTIAL_SEARCHED and not w.end and w.streamed is not None:
-            name = ns.pattern_steps(w.streamed)
+            name = ns.pattern_steps(w.streamed, lead=w.back_over_ws)
             if name is not None and name not in names:
                 names.append(name)
     return tuple(names)

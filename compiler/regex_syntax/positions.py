@@ -58,6 +58,25 @@ class Positions:
     gates: tuple[Positions, ...] = ()
     # The pattern's trailing look-ahead is read as consumed (see ``positions``' ``ahead``).
     ahead: bool = False
+    # The rest of a \s*-led pattern: the start reads whitespace without moving (the scanner
+    # backs a match over it; see rtc.runtime.pending and ``starts_with_space``).
+    lead: bool = False
+
+    def starts_with_space(self) -> bool:
+        """Whether a match may begin with a character ``\\s`` matches (then the whitespace
+        before a match cannot be read apart from it: ``lead`` must stay off)."""
+        import regex
+
+        from rtc.runtime.matching import SPACE_CHARS
+
+        for q in self.first:
+            test = self.tests[q]
+            if len(test) == 1:
+                if test in SPACE_CHARS:
+                    return True
+            elif any(regex.fullmatch(test, ch, regex.DOTALL) for ch in SPACE_CHARS):
+                return True
+        return False
 
     @property
     def pieces(self) -> tuple[str | tuple[str], ...]:
