@@ -454,3 +454,56 @@ def test_compare_with_earlier_turns_reads_the_same_messages(tmp_path: Path) -> N
     plain = compare_family("qwen3", spec["tokenizer"], cases, 1)
     long = compare_family("qwen3", spec["tokenizer"], cases, 1, history=2000)
     assert long["differences"] == plain["differences"] and not long["errors"]
+
+
+DELTAS = [
+    {"content": "Hi"},
+    {"reasoning": "hm", "content": ""},
+    {"tool_calls": [{"index": 0, "function": {"arguments": '{"a'}}]},
+    {"tool_calls": [{"index": 1, "id": "c1", "type": "function", "function": {"name": "f"}}]},
+    {
+        "content": "x",
+        "tool_calls": [
+            {"index": 0, "function": {"arguments": "}"}},
+            {"index": 1, "id": "c2", "type": "function", "function": {"name": "g"}},
+        ],
+    },
+    {"tool_calls": [{"index": 2}]},
+]
+
+
+@pytest.mark.parametrize("delta", DELTAS)
+def test_messages_built_from_dicts_are_the_validated_objects(delta: dict[str, Any]) -> None:
+    """The plugin gives a message's calls as dicts (one validation): the same message, with the
+    same fields set at every level, as one built from ``DeltaToolCall`` and
+    ``DeltaFunctionCall`` objects, and the same JSON as vLLM sends it."""
+    from vllm.entrypoints.generate.base.protocol import (
+        DeltaFunctionCall,
+        DeltaMessage,
+        DeltaToolCall,
+    )
+
+    from rtc.compiler.engines.vllm_parsers import _delta_message
+
+    calls = [
+        DeltaToolCall(
+            index=entry["index"],
+            id=entry.get("id"),
+            type=entry.get("type"),
+            function=DeltaFunctionCall(**entry["function"]) if "function" in entry else None,
+        )
+        for entry in delta.get("tool_calls", ())
+    ]
+    want = DeltaMessage(
+        content=delta.get("content"), reasoning=delta.get("reasoning"), tool_calls=calls
+    )
+    got = _delta_message(delta)
+    assert got == want
+    assert got.model_fields_set == want.model_fields_set
+    for mine, theirs in zip(got.tool_calls, want.tool_calls, strict=True):
+        assert type(mine) is DeltaToolCall and mine.model_fields_set == theirs.model_fields_set
+        if theirs.function is not None:
+            assert type(mine.function) is DeltaFunctionCall
+            assert mine.function.model_fields_set == theirs.function.model_fields_set
+    for unset in (False, True):
+        assert got.model_dump_json(exclude_unset=unset) == want.model_dump_json(exclude_unset=unset)
