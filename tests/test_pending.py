@@ -12,6 +12,7 @@ every chunk, on call openings held over many chunks, and on the catalogue's own 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -81,6 +82,19 @@ def reported_pending(pattern: str, text: str) -> bool:
     return m is not None and m.partial and m.start() == 0
 
 
+def check_reads(steps: Steps, texts: list[str], reported: Callable[[str], bool]) -> None:
+    """Each text read as pending only where ``reported`` says the scanner holds it; and read
+    whole or in two chunks from any cut, the same state."""
+    for text in texts:
+        state = steps.read(0, text)
+        if state != OUT and steps.sure(state):
+            assert reported(text), text
+        for cut in range(len(text) + 1):
+            head = steps.read(0, text[:cut])
+            after = OUT if head == OUT else steps.read(head, text[cut:])
+            assert after == state, (text, cut)
+
+
 @SETTINGS
 @given(
     pattern=guarded_patterns(), texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12)
@@ -89,16 +103,8 @@ def test_pending_only_where_the_regex_module_reports_it(pattern: str, texts: lis
     """Read as pending (whole, or in two chunks from any cut) only where the regex module's
     partial-mode search reports a partial match at the start."""
     steps = steps_of(pattern)
-    if steps is None:
-        return
-    for text in texts:
-        state = steps.read(0, text)
-        if state != OUT and steps.sure(state):
-            assert reported_pending(pattern, text), (pattern, text)
-        for cut in range(len(text) + 1):
-            head = steps.read(0, text[:cut])
-            after = OUT if head == OUT else steps.read(head, text[cut:])
-            assert after == state, (pattern, text, cut)
+    if steps is not None:
+        check_reads(steps, texts, lambda text: reported_pending(pattern, text))
 
 
 @SETTINGS
@@ -147,14 +153,7 @@ def test_whitespace_before_the_rest_is_read_as_the_scanner_backs_over_it(
         return
     gates = tuple((g.pieces, g.jumps, g.first, g.last) for g in found.gates)
     steps = Steps(found.pieces, found.jumps, found.first, found.last, found.gated, gates, SPACE_STR)
-    for text in texts:
-        state = steps.read(0, text)
-        if state != OUT and steps.sure(state):
-            assert scanner_pending_after_space(rest, text), (rest, text)
-        for cut in range(len(text) + 1):
-            head = steps.read(0, text[:cut])
-            after = OUT if head == OUT else steps.read(head, text[cut:])
-            assert after == state, (rest, text, cut)
+    check_reads(steps, texts, lambda text: scanner_pending_after_space(rest, text))
 
 
 def test_whitespace_before_the_rest_is_read() -> None:
