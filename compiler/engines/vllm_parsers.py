@@ -264,8 +264,9 @@ class RtcToolParser(_Named, ToolParser):
 def _delta_message(delta: dict[str, Any]) -> DeltaMessage | None:
     """``delta`` as vLLM's message. Its calls are given as dicts, validated with the message in
     one call: the same objects as ``DeltaToolCall`` and ``DeltaFunctionCall`` built first (the
-    same values and fields set), at less than half the cost, since a model given to another is
-    validated again, and vLLM's check for extra fields runs at every step."""
+    same values and fields set), for about a fifth less (5.8 against 7.5 µs for one call's
+    arguments here): a model given to another model is validated again, and vLLM's check for
+    extra fields runs at each step."""
     if not delta:
         return None
     calls = [
