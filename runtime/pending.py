@@ -87,6 +87,13 @@ class _Automaton:
         self.follow = tuple(jumps.get(p, (p + 1,)) for p in range(len(tests)))
         self.last = frozenset(last)
 
+    def begins_with(self, chars: str) -> str | None:
+        """One of ``chars`` a match may begin with, or None."""
+        for ch in chars:
+            if any(self.accepts(q, ch) for q in self.first):
+                return ch
+        return None
+
     def accepts(self, position: int, ch: str) -> bool:
         test = self.tests[position]
         return ch == test if test.__class__ is str else test(ch) is not None
@@ -135,10 +142,9 @@ class Steps:
         self._main = _Automaton(pieces, jumps, first, last)
         # lead: the characters a leading \s* took (see the module docstring); no match of the
         # rest may begin with one, or the start state could not read them as not moving.
-        for q in first:
-            for ch in lead:
-                if self._main.accepts(q, ch):
-                    raise ValueError(f"a match may begin with the lead character {ch!r}")
+        ch = self._main.begins_with(lead)
+        if ch is not None:
+            raise ValueError(f"a match may begin with the lead character {ch!r}")
         self._gated = gated or {}
         self._gates = tuple(_Automaton(*gate) for gate in gates)
         start = frozenset({_START})

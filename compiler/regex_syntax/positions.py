@@ -64,18 +64,15 @@ class Positions:
 
     def starts_with_space(self) -> bool:
         """Whether a match may begin with a character ``\\s`` matches (then the whitespace
-        before a match cannot be read apart from it: ``lead`` must stay off)."""
-        import regex
+        before a match cannot be read apart from it: ``lead`` must stay off). Asked of the
+        runtime: a ``Steps`` given the whitespace as ``lead`` refuses such a pattern."""
+        from rtc.runtime.matching import SPACE_STR
+        from rtc.runtime.pending import Steps
 
-        from rtc.runtime.matching import SPACE_CHARS
-
-        for q in self.first:
-            test = self.tests[q]
-            if len(test) == 1:
-                if test in SPACE_CHARS:
-                    return True
-            elif any(regex.fullmatch(test, ch, regex.DOTALL) for ch in SPACE_CHARS):
-                return True
+        try:
+            Steps(self.pieces, self.jumps, self.first, self.last, lead=SPACE_STR)
+        except ValueError:
+            return True
         return False
 
     @property
