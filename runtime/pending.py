@@ -285,14 +285,17 @@ def pending_states(
         after: tuple[Any, ...] = (state,)
         sure = state != OUT and automaton.sure(state)
     else:
-        after = tuple(
-            OUT if state == OUT else automaton.read(state, read)
-            for automaton, state in zip(steps, states, strict=True)
-        )
-        sure = any(
-            state != OUT and automaton.sure(state)
-            for automaton, state in zip(steps, after, strict=True)
-        )
+        # (One loop over the automata, reading and asking each: a state watching several
+        # patterns reads every held chunk here, and two generators cost more than the reads.)
+        sure = False
+        moved = []
+        for automaton, state in zip(steps, states, strict=True):
+            if state != OUT:
+                state = automaton.read(state, read)
+                if state != OUT and not sure:
+                    sure = automaton.sure(state)
+            moved.append(state)
+        after = tuple(moved)
     # Read on from here next time: pending, not yet sure, or OUT (which more text cannot
     # change: a complete match stays in the text, a path that ended stays ended).
     p._steps = (whole, steps, after, before)
