@@ -22,9 +22,9 @@ each family, three parsers read each case token by token through vLLM's ``ChatSt
 A parser that cannot be built for a family (it needs a vocabulary the test tokenizer lacks, a
 Mistral tokenizer, Harmony's encoder) is reported with its error. Messages are what a streaming
 client accumulates, compared without call ids. CPU time is ``time.thread_time`` (the calling
-thread's: the process's also counts the threads a tokenizer or torch leaves running, which spin
-for a while after their work, on whichever parser is being timed then) around what the server
-asks of a parser for one request: building it (with the model's configuration, as the server
+thread's: the process's also counts the threads a tokenizer or torch starts, four after a first
+request here, on whichever parser is being timed while they run) around what the server asks
+of a parser for one request: building it (with the model's configuration, as the server
 builds it), ``adjust_request``, and each ``parse_delta`` call (parsers do their
 per-request work in different places: ``hf`` loads its template when it is built, rtc reads the
 prompt at the first call); summed over the cases (the fastest of ``--repeat`` rounds), per
