@@ -218,6 +218,44 @@ def test_a_held_literal_prefix_is_continued_without_held_case(
     assert not skipped or skipped not in calls, calls
 
 
+@pytest.mark.parametrize(
+    ("family", "call"),
+    [
+        ("gemma4", '<|tool_call>call:get_time{city:<|"|>Paris<|"|>}<tool_call|>'),
+        ("qwen3", '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'),
+    ],
+)
+def test_a_call_as_the_first_text_is_held_without_the_loop(
+    family: str, call: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not vacuous: the ``<`` a call opens with, as a generation's first chunk and as the first
+    chunk after a call closed (the implicit region not yet open, nothing held), is held without
+    the general path (``held_first``); a character at a time, every event is the general
+    path's."""
+    from rtc.runtime.engine import CompiledParser
+
+    parser = rtc.generated.get(family).ResponseParser
+    entered: list[str] = []
+    general = CompiledParser._feed
+
+    def counted(p: Any, text: str) -> Any:
+        entered.append(text)
+        return general(p, text)
+
+    monkeypatch.setattr(CompiledParser, "_feed", counted)
+    p = parser("")
+    assert p.feed("<") == []
+    assert not entered
+    for c in call[1:]:
+        p.feed(c)
+    assert p.region == parser._implicit and not p._opened  # the call closed
+    entered.clear()
+    assert p.feed("<") == []
+    assert not entered
+    chunks = list(call + call + "Done.")
+    assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks)
+
+
 # Pieces that make held literal prefixes, their continuations, and what breaks them.
 HELD_PIECES = ["<", "<t", "<tool_call", "</think", "<|im_", "<|", " ", "\n\t", "x", "ool", "hink"]
 HELD_PIECES += ["_call", ">", "<think>", "end|>", "</tool_call>", "<|channel|>", "call|>"]
