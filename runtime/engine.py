@@ -25,6 +25,7 @@ from .ahead import NO_MEMO
 from .fast_path import (
     Fast,
     Growing,
+    _literal_hold,
     extend_buffer,
     feed_step,
     flush,
@@ -121,6 +122,50 @@ def _taken(p: CompiledParser, scanned: tuple[str, int, int, Any]) -> Any:
     function of them); else None."""
     buf, pos, region, found = scanned
     return found if pos == p._pos and region == p.region and buf == p._buf else None
+
+
+def held_first(p: CompiledParser, text: str) -> bool:
+    """A region not yet open, nothing held (the implicit region before its first text, as at
+    the start of a generation and after each call: settle leaves it no fast path, since the
+    loop opens it when it routes text there), and a chunk that the general path would hold
+    whole: held here, without the loop (True); else nothing is done (False).
+
+    Why it is exact: this is the first case of ``fast_path._core_case`` (a chunk with a core
+    character, nothing held, the state's literals known: ``fast_path._literal_hold`` reads
+    where the general path holds, see ``matching.starts_hold``), taken only where it holds
+    everything from the chunk's first character, so that nothing is routed and the region
+    stays unopened, as the general path leaves it; and only in states without a ^
+    alternative, without consumed text kept and without a guard's look-behind (settle may
+    have switched the fast path off for one). What the general path does after holding
+    (settle, and the held text's runs and growth) is done here too. A call's opening as a
+    reply's first token (``<`` of ``<tool_call>``) takes this path instead of the state's
+    scanner; ``fast_path.feed_step`` asks it where the state has no fast path."""
+    if p._opened or p._buf or p._pos or p._tail or p._finalized or p.region < 0:
+        return False
+    fast = p._region_fast[p.region + 1]
+    # (fast[16]: the length of the longest literal, 0 where they are not known: only a chunk
+    # shorter than it is tried, so that no long chunk is read twice, here and by the loop; a
+    # chunk held whole is shorter but for whitespace before a \s*-led literal; fast[7]: a ^
+    # alternative; fast[9]: consumed text kept; fast[12]: a guard's look-behind characters;
+    # fast[10]: the core characters. See fast_tuple.)
+    if (
+        fast is None
+        or len(text) >= fast[16]
+        or fast[7]
+        or fast[9]
+        or fast[12]
+        or fast[10].isdisjoint(text)
+    ):
+        return False
+    if _literal_hold(text, fast) != 0:
+        return False
+    p._buf = text
+    p._clean = False
+    p._scanned = None
+    p._settle()
+    p._clean = clean = holds_a_run(p)
+    p._growing = None if clean else unread(p)
+    return True
 
 
 def _derive(cls: Any) -> None:
@@ -326,29 +371,7 @@ class CompiledParser:
         read = read_tools(tools)
         if not cls._whole_pass_exact:
             return oneshot.feed_and_finalize(cls, text, prefix, read)
-        # One end-of-stream pass (see oneshot), on a parser object made for it alone: only
-        # what the loop reads is set.
-        p = cls.__new__(cls)
-        p.region = cls._implicit
-        p.serving = None
-        p._pos = 0
-        p._opened = False
-        p._parts = []
-        p._captures = {}
-        p._out = cls._copy_defaults()
-        p.tools = read
-        p._opening = ""
-        truncated = oneshot.truncate(cls._anchor, prefix) if prefix else ""
-        if truncated:
-            oneshot.read_prefix(p, truncated)
-        else:
-            p._buf = ""
-        if text:
-            if not isinstance(text, str):
-                raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
-            p._buf += text
-        run(p, True, None)
-        return oneshot.message(cls, p._out)
+        return oneshot.whole_pass(cls, text, prefix, read)
 
     @classmethod
     def parse_batch(
@@ -394,6 +417,7 @@ class CompiledParser:
         return events
 
     _settle = settle  # after the loop: see fast_path.settle
+    _held_first = held_first  # where the state has no fast path: see held_first
 
     def _done(self, message: dict[str, Any]) -> dict[str, Any]:
         self._out = message

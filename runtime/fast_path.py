@@ -132,7 +132,7 @@ def feed_step(events: bool, text_class: type = str) -> Any:
     def step(self: CompiledParser, text: str) -> Any:
         fast = self._fast
         if fast is None or text.__class__ is not text_class or not text:
-            if fast is None and text and text.__class__ is text_class and held_first(self, text):
+            if fast is None and text and text.__class__ is text_class and self._held_first(text):
                 return [] if events else ""
             return self._feed(text) if events else None
         # See Fast for why this is exact.
@@ -307,40 +307,6 @@ def _held_pending(self: CompiledParser, text: str, fast: tuple[Any, ...], events
     self._clean = False
     self._growing = unread(self)
     return [] if events else ""
-
-
-def held_first(p: CompiledParser, text: str) -> bool:
-    """A region not yet open, nothing held (the implicit region before its first text, as at
-    the start of a generation and after each call: settle leaves it no fast path, since the
-    loop opens it when it routes text there), and a chunk that the general path would hold
-    whole: held here, without the loop (True); else nothing is done (False).
-
-    Why it is exact: this is ``_core_case``'s first case (a chunk with a core character,
-    nothing held, the state's literals known: ``_literal_hold`` reads where the general path
-    holds, see ``matching.starts_hold``), taken only where it holds everything from the chunk's
-    first character, so that nothing is routed and the region stays unopened, as the general
-    path leaves it; and only in states without a ^ alternative, without consumed text kept and
-    without a guard's look-behind (settle may have switched the fast path off for one). What
-    the general path does after holding (settle, and the held text's runs and growth) is done
-    here too. A call's opening as a reply's first token (``<`` of ``<tool_call>``) takes this
-    path instead of the state's scanner."""
-    if p._opened or p._buf or p._pos or p._tail or p._finalized or p.region < 0:
-        return False
-    fast = p._region_fast[p.region + 1]
-    # (fast[16]: the literals' longest, 0 where they are not known; fast[7]: a ^ alternative;
-    # fast[9]: consumed text kept; fast[12]: a guard's look-behind characters; fast[10]: the
-    # core characters. See fast_tuple.)
-    if fast is None or not fast[16] or fast[7] or fast[9] or fast[12] or fast[10].isdisjoint(text):
-        return False
-    if _literal_hold(text, fast) != 0:
-        return False
-    p._buf = text
-    p._clean = False
-    p._scanned = None
-    p._settle()
-    p._clean = clean = holds_a_run(p)
-    p._growing = None if clean else unread(p)
-    return True
 
 
 def _literal_hold(whole: str, fast: tuple[Any, ...]) -> int:

@@ -183,6 +183,35 @@ def feed_and_finalize(
     return p.finalize()[0]
 
 
+def whole_pass(
+    cls: type[CompiledParser], text: Any, prefix: Any, tools: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """``parse_response`` of a template whose one-shot parsing takes one end-of-stream pass
+    (``_whole_pass_exact``), on a parser object made for it alone: only what the loop reads
+    is set."""
+    p = cls.__new__(cls)
+    p.region = cls._implicit
+    p.serving = None
+    p._pos = 0
+    p._opened = False
+    p._parts = []
+    p._captures = {}
+    p._out = cls._copy_defaults()
+    p.tools = tools
+    p._opening = ""
+    truncated = truncate(cls._anchor, prefix) if prefix else ""
+    if truncated:
+        read_prefix(p, truncated)
+    else:
+        p._buf = ""
+    if text:
+        if not isinstance(text, str):
+            raise TypeError(f"feed() takes text (str), got {type(text).__name__}: {text!r:.80}")
+        p._buf += text
+    run(p, True, None)
+    return message(cls, p._out)
+
+
 def feed_whole(p: CompiledParser, text: str) -> bool:
     """On a parser nothing was fed to (``DeltaStream.parse`` makes one for a whole text):
     take ``text`` as the whole generation, for ``finalize()`` to read in its one end-of-stream
