@@ -295,7 +295,8 @@ class CompiledParser:
         self._out: dict[str, Any] = cls._copy_defaults()
         self.tools = tools
         self._finalized = False
-        # The implicit region opens on its first text (an event): no fast path until then.
+        # The implicit region opens on its first text (an event): no fast path until then
+        # (but a first chunk held whole: see held_first).
         self._fast = cls._region_fast[0] if cls._implicit < 0 else None
         self._clean = False  # held text is a run of lead characters the fast path left
         self._growing: Growing | None = None  # held text is a growing match (growing.grown)
