@@ -383,3 +383,43 @@ def test_param_pieces_are_the_whole_search(words: list[str], size: int) -> None:
         key, value = json.dumps(m.group("key")), json.dumps(m.group("value"))
         want.append(f"{', ' if n else '{'}{key}: {value}")
     assert got == [*want, "}" if want else "{}"], body
+
+
+JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),  # nan and the infinities too: json.dumps writes them (allow_nan)
+    st.text(),
+)
+JSON_KEYS = st.one_of(st.text(), st.integers(), st.floats(), st.booleans(), st.none())
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(JSON_KEYS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, database=None)
+@given(value=JSON_VALUES)
+def test_json_text_is_json_dumps_without_ascii(value: Any) -> None:
+    """The encoder built once writes what ``json.dumps(value, ensure_ascii=False)`` writes
+    (keys of every type json accepts, non-ASCII text, nan and the infinities)."""
+    from rtc.runtime.openai_calls import json_text
+
+    assert json_text(value) == json.dumps(value, ensure_ascii=False)
+
+
+def test_json_text_raises_as_json_dumps() -> None:
+    """The same errors, and none left behind: an encoder keeps no state between calls."""
+    from rtc.runtime.openai_calls import json_text
+
+    loop: list[Any] = []
+    loop.append(loop)
+    for bad in (object(), {"a": {1, 2}}, loop, {(1, 2): 3}):
+        with pytest.raises(Exception) as ours:
+            json_text(bad)
+        with pytest.raises(Exception) as theirs:
+            json.dumps(bad, ensure_ascii=False)
+        assert (type(ours.value), str(ours.value)) == (type(theirs.value), str(theirs.value))
+    assert json_text({"after": "é"}) == '{"after": "é"}'
