@@ -160,12 +160,16 @@ def held_first(p: CompiledParser, text: str) -> bool:
     if _literal_hold(text, fast) != 0:
         return False
     p._buf = text
-    p._clean = False
-    p._scanned = None
+    settled(p)
+    return True
+
+
+def settled(p: CompiledParser) -> None:
+    """After the general path (or what stands for it: held_first): settle, then whether the
+    held text is a run of lead characters, or a match that may grow."""
     p._settle()
     p._clean = clean = holds_a_run(p)
     p._growing = None if clean else unread(p)
-    return True
 
 
 def _derive(cls: Any) -> None:
@@ -412,9 +416,7 @@ class CompiledParser:
             self._clean = False
             self._growing = None
             run(self, False, events, *found)
-        self._settle()
-        self._clean = clean = holds_a_run(self)
-        self._growing = None if clean else unread(self)
+        settled(self)
         return events
 
     _settle = settle  # after the loop: see fast_path.settle

@@ -48,7 +48,7 @@ import regex
 if TYPE_CHECKING:
     from .engine import CompiledParser
 
-__all__ = ["OUT", "Steps", "pending_states"]
+__all__ = ["OUT", "Steps", "begins_with", "pending_states"]
 
 OUT = -1
 """What :meth:`Steps.read` answers once the match is not (or no longer) provably pending."""
@@ -97,6 +97,18 @@ class _Automaton:
     def accepts(self, position: int, ch: str) -> bool:
         test = self.tests[position]
         return ch == test if test.__class__ is str else test(ch) is not None
+
+
+def begins_with(
+    pieces: tuple[Any, ...],
+    jumps: dict[int, tuple[int, ...]],
+    first: tuple[int, ...],
+    last: tuple[int, ...],
+    chars: str,
+) -> str | None:
+    """One of ``chars`` a match of the pattern (given as :class:`Steps` takes it) may begin
+    with, or None: where a ``Steps`` given ``chars`` as its ``lead`` refuses the pattern."""
+    return _Automaton(pieces, jumps, first, last).begins_with(chars)
 
 
 class Steps:

@@ -65,15 +65,11 @@ class Positions:
     def starts_with_space(self) -> bool:
         """Whether a match may begin with a character ``\\s`` matches (then the whitespace
         before a match cannot be read apart from it: ``lead`` must stay off). Asked of the
-        runtime: a ``Steps`` given the whitespace as ``lead`` refuses such a pattern."""
+        runtime's automaton, whose ``Steps`` refuses such a pattern with a lead."""
         from rtc.runtime.matching import SPACE_STR
-        from rtc.runtime.pending import Steps
+        from rtc.runtime.pending import begins_with
 
-        try:
-            Steps(self.pieces, self.jumps, self.first, self.last, lead=SPACE_STR)
-        except ValueError:
-            return True
-        return False
+        return begins_with(self.pieces, self.jumps, self.first, self.last, SPACE_STR) is not None
 
     @property
     def pieces(self) -> tuple[str | tuple[str], ...]:
