@@ -12,7 +12,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ahead import NO_MEMO
-from .growing import Growing, continues_held_literal, extend_buffer, grown, grows_held, unread
+from .growing import (
+    TAIL_CHUNKS,
+    TRIM_SLACK,
+    Growing,
+    advance,
+    continues_held_literal,
+    extend_buffer,
+    flush,
+    grown,
+    grows_held,
+    unread,
+)
 from .matching import SPACE_STR, still_pending
 from .pending import pending_states
 
@@ -32,14 +43,6 @@ __all__ = [
     "settle",
     "unread",
 ]
-
-# With a bounded context, consumed text is trimmed once this much more than the context has
-# piled up: one slice every so often instead of one per chunk.
-TRIM_SLACK = 4096
-# A parser that keeps consumed text (its patterns look behind) sets aside the chunks the fast
-# path commits whole, and joins them onto the buffer when something reads it or this many have
-# piled up: a list append per chunk instead of a string grown (often copied) per chunk.
-TAIL_CHUNKS = 256
 
 
 class Fast(NamedTuple):
@@ -289,16 +292,25 @@ def _core_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: b
 
 def _held_pending(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bool) -> Any:
     """Held text and a chunk with a core character: where a pattern's match is pending from the
-    search position (``Fast.steps``), the general path would route and commit nothing (the
-    state's scanner returns at once: see ``pending.pending_states``), so the chunk joins the
-    held text, and its growth is read as held_case reads it; else the general path's."""
-    keep = fast[9]
+    search position (``Fast.steps``), it joins the held text (``pending_hold``); else the
+    general path's."""
+    if pending_hold(self, text, fast[19], fast[9]):
+        return [] if events else ""
+    return self._feed(text) if events else None
+
+
+def pending_hold(self: CompiledParser, text: str, steps: tuple[Any, ...], keep: bool) -> bool:
+    """Where a pattern's match is pending from the search position once ``text`` joins the
+    held text (``Fast.steps``), the general path would route and commit nothing (the state's
+    scanner returns at once: see ``pending.pending_states``), whatever the chunk holds: the
+    chunk joins the held text, and its growth is read as held_case reads it (True). Else
+    nothing is done (False)."""
     if keep and self._tail:
         flush(self)
     buf = self._buf
     whole = (buf[self._pos :] if keep else buf) + text
-    if pending_states(self, whole, text, fast[19]) is None:
-        return self._feed(text) if events else None
+    if pending_states(self, whole, text, steps) is None:
+        return False
     buf = ""  # (this frame's reference dropped: the buffer grows in place)
     if keep:
         advance(self, text, 0)
@@ -306,7 +318,7 @@ def _held_pending(self: CompiledParser, text: str, fast: tuple[Any, ...], events
         extend_buffer(self, text)
     self._clean = False
     self._growing = unread(self)
-    return [] if events else ""
+    return True
 
 
 def _literal_hold(whole: str, fast: tuple[Any, ...]) -> int:
@@ -365,6 +377,23 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
         # The chunk changes what is held (this path may commit it, or hold more): whether it
         # still grows is read again after the general path.
         self._growing = None
+    steps = fast[19]
+    if (
+        steps
+        and (read := self._steps) is not None
+        and read[1] is steps
+        and len(read[0]) == (len(self._buf) - self._pos if fast[9] else len(self._buf))
+        and len(read[0]) >= fast[16]
+    ):
+        # The held text is what a pattern's automaton read last (a call's opening, written a
+        # token at a time): it reads on over the chunk first, the cheapest of the reads below,
+        # which find the same hold where it answers (pending_hold; the same argument). (After
+        # a growing match, which takes its chunks without reading the held text; and not for
+        # held text shorter than a literal the matches begin with: it may be its prefix, which
+        # the literals' record continues at less cost, see continues_held_literal.)
+        if pending_hold(self, text, steps, fast[9]):
+            return [] if events else ""
+        steps = ()  # (read: the branch below need not read it again)
     (
         _,
         lead,
@@ -452,7 +481,7 @@ def held_case(self: CompiledParser, text: str, fast: tuple[Any, ...], events: bo
             if not (
                 fast[14]
                 and (
-                    (fast[19] and pending_states(self, whole, text, fast[19]) is not None)
+                    (steps and pending_states(self, whole, text, steps) is not None)
                     or holds_at_pos(self, text)
                 )
             ):
@@ -520,22 +549,6 @@ def holds_at_pos(p: CompiledParser, text: str) -> bool:
     return False
 
 
-def advance(p: CompiledParser, text: str, committed: int) -> None:
-    """The fast path of a parser whose patterns look at consumed text: ``text`` joins the
-    buffer and ``committed`` more characters count as consumed; what the patterns can no
-    longer see is dropped now and then (all of it is kept where they may see it all)."""
-    buf = p._buf
-    p._buf = ""  # the only reference left is ours: CPython grows the string in place
-    buf += text
-    pos = p._pos + committed
-    context = p._context
-    if context is not None and pos > context + TRIM_SLACK:
-        buf = buf[pos - context :]
-        pos = context
-    p._buf = buf
-    p._pos = pos
-
-
 def settle(p: CompiledParser) -> None:
     """After the general path: drop consumed text the patterns can no longer look at, and
     allow the fast path (not for the next chunk where a match may begin right after the last
@@ -561,15 +574,6 @@ def settle(p: CompiledParser) -> None:
         p._buf = p._buf[pos - context :]
         p._pos = context
     p._fast = fast
-
-
-def flush(p: CompiledParser) -> None:
-    """Join the chunks the fast path set aside onto ``p``'s buffer: all consumed (nothing was
-    held while they were)."""
-    tail = p._tail
-    joined = tail[0] if len(tail) == 1 else "".join(tail)
-    tail.clear()
-    advance(p, joined, len(joined))
 
 
 def holds_a_run(p: CompiledParser) -> bool:

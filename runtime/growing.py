@@ -7,6 +7,9 @@ may extend it (a call name ``\\w+``, a whitespace run after a literal). The comp
 delimiter, which characters keep such a match growing (``rtc.compiler.regex_syntax.growth``);
 the runtime checks once that the held text is such a match, and then only that each chunk is
 made of those characters.
+
+Also how the fast path grows the buffer: in place (``extend_buffer``, ``advance``), and, in a
+parser that keeps consumed text, from the chunks it set aside (``flush``).
 """
 
 from __future__ import annotations
@@ -19,14 +22,27 @@ if TYPE_CHECKING:
     from .engine import CompiledParser
 
 __all__ = [
+    "TAIL_CHUNKS",
+    "TRIM_SLACK",
     "UNREAD",
     "Growing",
+    "advance",
     "continues_held_literal",
     "extend_buffer",
+    "flush",
     "grown",
     "grows_held",
     "unread",
 ]
+
+
+# With a bounded context, consumed text is trimmed once this much more than the context has
+# piled up: one slice every so often instead of one per chunk.
+TRIM_SLACK = 4096
+# A parser that keeps consumed text (its patterns look behind) sets aside the chunks the fast
+# path commits whole, and joins them onto the buffer when something reads it or this many have
+# piled up: a list append per chunk instead of a string grown (often copied) per chunk.
+TAIL_CHUNKS = 256
 
 
 class Growing(NamedTuple):
@@ -174,3 +190,28 @@ def continues_held_literal(p: CompiledParser, text: str, fast: tuple[Any, ...]) 
     extend_buffer(p, text)
     p._held_literal = (fast, known[1], known[2] + len(text), known[3] + len(text))
     return True
+
+
+def advance(p: CompiledParser, text: str, committed: int) -> None:
+    """The fast path of a parser whose patterns look at consumed text: ``text`` joins the
+    buffer and ``committed`` more characters count as consumed; what the patterns can no
+    longer see is dropped now and then (all of it is kept where they may see it all)."""
+    buf = p._buf
+    p._buf = ""  # the only reference left is ours: CPython grows the string in place
+    buf += text
+    pos = p._pos + committed
+    context = p._context
+    if context is not None and pos > context + TRIM_SLACK:
+        buf = buf[pos - context :]
+        pos = context
+    p._buf = buf
+    p._pos = pos
+
+
+def flush(p: CompiledParser) -> None:
+    """Join the chunks the fast path set aside onto ``p``'s buffer: all consumed (nothing was
+    held while they were)."""
+    tail = p._tail
+    joined = tail[0] if len(tail) == 1 else "".join(tail)
+    tail.clear()
+    advance(p, joined, len(joined))

@@ -376,6 +376,36 @@ def test_whitespace_before_a_held_opening_is_read_by_the_automaton(
     assert len(scanned) <= 3, scanned
 
 
+def test_a_held_opening_read_last_by_the_automaton_is_read_on_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not vacuous: once the automaton read a held call opening longer than the literals the
+    state's matches begin with (hy_v3's ``<tool_calls>\n<tool_call>get_current_date``, a
+    token at a time), the next chunk is read on by it first: the literal prefixes
+    (``still_pending``) are asked only where it no longer reads the match as pending; the
+    events are the general path's."""
+    module = rtc.generated.get("hy_v3")
+    chunks = ["Checking", ".", "<", "tool", "_", "calls", ">", "\n", "<", "tool", "_", "call"]
+    chunks += [">", "get", "_", "current", "_", "date", "<", "tool", "_", "sep", ">", "\n"]
+    chunks += ["</", "tool", "_", "call", ">", "\n", "</", "tool", "_", "calls", ">"]
+    asked: list[str] = []
+    literal = fast_path.still_pending
+
+    def counted_literal(whole: str, pending: Any) -> Any:
+        asked.append(whole)
+        return literal(whole, pending)
+
+    monkeypatch.setattr(fast_path, "still_pending", counted_literal)
+    answered, _scanned = counted(monkeypatch)
+    assert run(module.ResponseParser, "", chunks) == run(
+        without_fast_path(module.ResponseParser), "", chunks
+    )
+    # Only where the opening completed (the automaton answers "out": the general path runs).
+    opened = "<tool_calls>\n<tool_call>get_current_date<tool_sep>"
+    assert [whole for whole in asked if len(whole) > len("<tool_calls>\n")] == [opened], asked
+    assert sum(found is not None for found in answered) >= len(chunks[8:22]), answered
+
+
 WITH_STEPS = [
     name
     for name in rtc.generated.names()
