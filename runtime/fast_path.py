@@ -18,6 +18,7 @@ from .growing import (
     Growing,
     advance,
     continues_held_literal,
+    continues_pending,
     extend_buffer,
     flush,
     grown,
@@ -175,6 +176,14 @@ def feed_step(events: bool, text_class: type = str) -> Any:
         elif self._held_literal is not None and continues_held_literal(self, text, fast):
             # A held literal's prefix that the chunk continues (held_case's record): held.
             return [] if events else ""
+        elif (
+            (read := self._steps) is not None
+            and read[0] is buf
+            and continues_pending(self, text, fast, read)
+        ):
+            # Held text that a pattern's automaton read last, which reads the chunk as still
+            # pending (pending_hold's record): held.
+            return [] if events else ""
         else:
             # (The whole tuple, one name each: a slice or a starred name builds a new object.)
             (
@@ -315,7 +324,9 @@ def pending_hold(self: CompiledParser, text: str, steps: tuple[Any, ...], keep: 
     if keep:
         advance(self, text, 0)
     else:
-        extend_buffer(self, text)
+        # The held text is the buffer: the record's text becomes it, so that the next chunk
+        # is read on from the record alone (see continues_pending).
+        self._buf = whole
     self._clean = False
     self._growing = unread(self)
     return True

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .matching import SPACE_STR
+from .pending import MAX_HELD, read_on
 
 if TYPE_CHECKING:
     from .engine import CompiledParser
@@ -28,6 +29,7 @@ __all__ = [
     "Growing",
     "advance",
     "continues_held_literal",
+    "continues_pending",
     "extend_buffer",
     "flush",
     "grown",
@@ -215,3 +217,29 @@ def flush(p: CompiledParser) -> None:
     joined = tail[0] if len(tail) == 1 else "".join(tail)
     tail.clear()
     advance(p, joined, len(joined))
+
+
+def continues_pending(
+    p: CompiledParser, text: str, fast: tuple[Any, ...], read: tuple[Any, ...]
+) -> bool:
+    """Where the held text is what the state's automata read last (``read``, the parser's
+    ``_steps``, whose text is the buffer itself: ``fast_path.pending_hold`` makes it so, and a
+    string does not change), they read on over the chunk alone; where a match is then still
+    pending from the search position, the chunk joins the held text, as ``pending_hold`` has
+    it (True: what ``pending.pending_states`` reads on from the same record, without building
+    and comparing the held text). Else nothing is done (False). Not in states that keep
+    consumed text (the held text is not the buffer there) or have a ``^`` alternative (the fast
+    path leaves them to the loop until text is consumed), nor past ``pending.MAX_HELD``.
+    ``fast``: the state's tuple (``fast_tuple.region_tuple``; items 7, 9 and 19)."""
+    steps = read[1]
+    if steps is not fast[19] or fast[9] or fast[7] or len(read[0]) + len(text) > MAX_HELD:
+        return False
+    after, sure = read_on(steps, read[2], text)
+    if not sure:
+        return False  # (held_case reads it again, from the same record)
+    whole = read[0] + text
+    p._buf = whole
+    p._steps = (whole, steps, after, read[3])
+    p._clean = False
+    p._growing = unread(p)
+    return True

@@ -48,7 +48,7 @@ import regex
 if TYPE_CHECKING:
     from .engine import CompiledParser
 
-__all__ = ["OUT", "Steps", "begins_with", "pending_states"]
+__all__ = ["MAX_HELD", "OUT", "Steps", "begins_with", "pending_states", "read_on"]
 
 OUT = -1
 """What :meth:`Steps.read` answers once the match is not (or no longer) provably pending."""
@@ -289,26 +289,30 @@ def pending_states(
         states, read = None, whole
     if states is None:
         states = tuple(automaton.start(p) for automaton in steps)
-    if len(steps) == 1:  # (most states: one pattern watch)
-        automaton = steps[0]
-        state = states[0]
-        if state != OUT:
-            state = automaton.read(state, read)
-        after: tuple[Any, ...] = (state,)
-        sure = state != OUT and automaton.sure(state)
-    else:
-        # (One loop over the automata, reading and asking each: a state watching several
-        # patterns reads every held chunk here, and two generators cost more than the reads.)
-        sure = False
-        moved = []
-        for automaton, state in zip(steps, states, strict=True):
-            if state != OUT:
-                state = automaton.read(state, read)
-                if state != OUT and not sure:
-                    sure = automaton.sure(state)
-            moved.append(state)
-        after = tuple(moved)
+    after, sure = read_on(steps, states, read)
     # Read on from here next time: pending, not yet sure, or OUT (which more text cannot
     # change: a complete match stays in the text, a path that ended stays ended).
     p._steps = (whole, steps, after, before)
     return after if sure else None
+
+
+def read_on(steps: tuple[Any, ...], states: tuple[Any, ...], text: str) -> tuple[Any, bool]:
+    """Each of ``steps``' states after reading ``text`` on from ``states``, and whether some
+    pattern's match is then pending from the search position (a state is sure)."""
+    if len(steps) == 1:  # (most states: one pattern watch)
+        automaton = steps[0]
+        state = states[0]
+        if state != OUT:
+            state = automaton.read(state, text)
+        return (state,), state != OUT and automaton.sure(state)
+    # (One loop over the automata, reading and asking each: a state watching several
+    # patterns reads every held chunk here, and two generators cost more than the reads.)
+    sure = False
+    moved = []
+    for automaton, state in zip(steps, states, strict=True):
+        if state != OUT:
+            state = automaton.read(state, text)
+            if state != OUT and not sure:
+                sure = automaton.sure(state)
+        moved.append(state)
+    return tuple(moved), sure

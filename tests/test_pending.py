@@ -317,13 +317,20 @@ def test_held_openings_stream_as_the_general_path_does(opening: str, pieces: lis
 
 def counted(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
     """What the fast path's reads of the automata answer, and the texts it asks the scanner
-    about (``pending_states`` and ``holds_at_pos`` patched to count)."""
+    about (``pending_states``, its read on from the record, ``continues_pending``, and
+    ``holds_at_pos`` patched to count; the record's answer counts as its states, or None)."""
     answered: list[Any] = []
     scanned: list[str] = []
     read, holds = fast_path.pending_states, fast_path.holds_at_pos
+    continues = fast_path.continues_pending
 
     def counted_read(*args: Any) -> Any:
         answered.append(found := read(*args))
+        return found
+
+    def counted_continue(p: Any, text: str, fast: Any, record: Any) -> bool:
+        found = continues(p, text, fast, record)
+        answered.append(p._steps[2] if found else None)
         return found
 
     def counted_scan(p: Any, text: str) -> bool:
@@ -331,6 +338,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
         return holds(p, text)
 
     monkeypatch.setattr(fast_path, "pending_states", counted_read)
+    monkeypatch.setattr(fast_path, "continues_pending", counted_continue)
     monkeypatch.setattr(fast_path, "holds_at_pos", counted_scan)
     return answered, scanned
 
@@ -379,23 +387,29 @@ def test_whitespace_before_a_held_opening_is_read_by_the_automaton(
 def test_a_held_opening_read_last_by_the_automaton_is_read_on_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Not vacuous: once the automaton read a held call opening longer than the literals the
-    state's matches begin with (hy_v3's ``<tool_calls>\n<tool_call>get_current_date``, a
-    token at a time), the next chunk is read on by it first: the literal prefixes
-    (``still_pending``) are asked only where it no longer reads the match as pending; the
+    """Not vacuous: once the automaton read a held call opening (hy_v3's
+    ``<tool_calls>\n<tool_call>get_current_date``, a token at a time), feed() reads the next
+    chunk on from its record (``continues_pending``): held_case is not entered until the
+    opening completes, and the literal prefixes (``still_pending``) are asked only there; the
     events are the general path's."""
     module = rtc.generated.get("hy_v3")
     chunks = ["Checking", ".", "<", "tool", "_", "calls", ">", "\n", "<", "tool", "_", "call"]
     chunks += [">", "get", "_", "current", "_", "date", "<", "tool", "_", "sep", ">", "\n"]
     chunks += ["</", "tool", "_", "call", ">", "\n", "</", "tool", "_", "calls", ">"]
     asked: list[str] = []
-    literal = fast_path.still_pending
+    entered: list[str] = []
+    literal, held_case = fast_path.still_pending, fast_path.held_case
 
     def counted_literal(whole: str, pending: Any) -> Any:
         asked.append(whole)
         return literal(whole, pending)
 
+    def counted_case(p: Any, text: str, fast: Any, events: bool) -> Any:
+        entered.append(text)
+        return held_case(p, text, fast, events)
+
     monkeypatch.setattr(fast_path, "still_pending", counted_literal)
+    monkeypatch.setattr(fast_path, "held_case", counted_case)
     answered, _scanned = counted(monkeypatch)
     assert run(module.ResponseParser, "", chunks) == run(
         without_fast_path(module.ResponseParser), "", chunks
@@ -404,6 +418,9 @@ def test_a_held_opening_read_last_by_the_automaton_is_read_on_first(
     opened = "<tool_calls>\n<tool_call>get_current_date<tool_sep>"
     assert [whole for whole in asked if len(whole) > len("<tool_calls>\n")] == [opened], asked
     assert sum(found is not None for found in answered) >= len(chunks[8:22]), answered
+    # held_case takes the first literal's chunks (chunks[3:8], "tool" to "\n"), then none until
+    # the opening completes (chunks[22], its last ">").
+    assert entered[:6] == [*chunks[3:8], chunks[22]], entered
 
 
 WITH_STEPS = [
