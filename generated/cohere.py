@@ -106,7 +106,8 @@ _OPEN_TOOL_CALLS_RE = re.compile(
 )
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (The look-ahead that ends the pattern is read as consumed: a match is complete where it is.)
+# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
+# complete where it is.)
 _OPEN_TOOL_CALLS_STEPS = Steps(
     ("<|START_ACTION|>", ("[^<]",), "<", ("[^<]",), "<|END_ACTION|>"),
     {15: (16, 17, 19), 16: (16, 17, 19), 17: (17, 18, 19), 18: (17, 18, 19), 32: ()},

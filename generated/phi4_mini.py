@@ -62,7 +62,8 @@ _OPEN_TOOL_CALLS = regex.compile("functools(?=\\[)", regex.DOTALL)
 _OPEN_TOOL_CALLS_RE = re.compile("functools(?=\\[)", re.DOTALL)
 # Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
 # from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (The look-ahead that ends the pattern is read as consumed: a match is complete where it is.)
+# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
+# complete where it is.)
 _OPEN_TOOL_CALLS_STEPS = Steps(("functools[",), {9: ()}, (0,), (9,))
 # close 'content': pattern '(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*'
 _CLOSE_CONTENT = regex.compile("(?:<\\|end\\|>|<\\|endoftext\\|>)\\s*", regex.DOTALL)

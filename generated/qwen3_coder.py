@@ -101,6 +101,25 @@ _CLOSE_THINKING_RE = re.compile(
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:</function>\\s*)?</tool_call>|</function>(?=\\s*<(?:tool_call>|function=))", regex.DOTALL
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
+# complete where it is.)
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    (
+        "</function>",
+        ("\\s",),
+        "</tool_call>",
+        "</function>",
+        ("\\s",),
+        "<",
+        "tool_call>",
+        "function=",
+    ),
+    {10: (11, 12), 11: (11, 12), 23: (), 34: (35, 36), 35: (35, 36), 36: (37, 47), 46: (), 55: ()},
+    (0, 12, 24),
+    (23, 46, 55),
+)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': tag_pattern
@@ -341,7 +360,14 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    "<", "", False, False, False, patterns=True, starts=("</function>", "</tool_call>")
+    "<",
+    "",
+    False,
+    False,
+    False,
+    patterns=True,
+    steps=(_CLOSE_TOOL_CALLS_STEPS,),
+    starts=("</function>", "</tool_call>"),
 )
 
 

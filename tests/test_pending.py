@@ -129,6 +129,45 @@ def test_a_trailing_look_ahead_is_read_as_consumed(head: str, ahead: str, texts:
                 assert reported_pending(pattern, text), (pattern, text)
 
 
+@SETTINGS
+@given(
+    head=patterns(),
+    ahead=patterns(),
+    other=patterns(),
+    first=st.booleans(),
+    texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12),
+)
+def test_a_branch_s_trailing_look_ahead_is_read_as_consumed(
+    head: str, ahead: str, other: str, first: bool, texts: list[str]
+) -> None:
+    """``A|P(?=Q)`` read as ``A|PQ`` (qwen3_coder's close: ``</function>`` where another call
+    follows): pending only where the regex module reports a partial match at the start."""
+    branches = [f"{head}(?={ahead})", other]
+    pattern = "|".join(branches if first else branches[::-1])
+    steps = steps_of(pattern, ahead=True)
+    if steps is None:
+        return
+    for text in texts:
+        for cut in range(len(text) + 1):
+            state = steps.read(0, text[:cut])
+            state = OUT if state == OUT else steps.read(state, text[cut:])
+            if state != OUT and steps.sure(state):
+                assert reported_pending(pattern, text), (pattern, text)
+
+
+def test_a_branch_s_trailing_look_ahead_is_read() -> None:
+    """Not vacuous: qwen3_coder's close, held while the look-ahead of its second branch reads
+    on, is read as pending; and not once a branch completes."""
+    pattern = r"(?:</function>\s*)?</tool_call>|</function>(?=\s*<(?:tool_call>|function=))"
+    assert positions(pattern) is None
+    steps = steps_of(pattern, ahead=True)
+    assert steps is not None
+    for text in ["</", "</function>", "</function>\n", "</function>\n<", "</function>\n<func"]:
+        assert read_pending(steps, text) and reported_pending(pattern, text), text
+    for text in ["</function>\n</tool_call>", "</function><function=", "</function>x"]:
+        assert not read_pending(steps, text), text
+
+
 def scanner_pending_after_space(rest: str, text: str) -> bool:
     """What the scanner reads off the regex module for ``\\s*REST`` searched as REST: the
     leftmost match is partial, and only whitespace (``SPACE_CHARS``) comes before it, which the

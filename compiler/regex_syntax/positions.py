@@ -240,8 +240,11 @@ def positions(pattern: str, ahead: bool = False) -> Positions | None:
     anywhere): a match of ``P(?=Q)`` is complete exactly where one of ``PQ`` is, and a path of
     ``PQ`` from the search position that reads the whole text and wants more is one the
     ``regex`` module reads to the end of the text too, in ``P`` or in the look-ahead (a
-    look-ahead undecided at the end of the text makes the match partial). Not for what reads
-    where matches end (lint): the match itself ends before ``Q``."""
+    look-ahead undecided at the end of the text makes the match partial). The same for each
+    branch of an alternation that ends so, ``A|P(?=Q)`` as ``A|PQ`` (qwen3_coder's close): a
+    match of the alternation is complete where one of some branch is, and a path of one
+    branch that reads the whole text is one the module reads through that branch. Not for
+    what reads where matches end (lint): the match itself ends before ``Q``."""
     tree = parse(pattern)
     if tree.error is not None or tree.outside is not None or not tree.known:
         return None
@@ -249,11 +252,8 @@ def positions(pattern: str, ahead: bool = False) -> Positions | None:
     if isinstance(root, n.Seq) and len(root.items) == 2 and tree.source(root.items[0]) == GUARD:
         root = root.items[1]
     read_on = False
-    if ahead and isinstance(root, n.Seq) and root.items:
-        final = root.items[-1]
-        if isinstance(final, n.Group) and final.kind == n.AHEAD:
-            root = n.Seq(root.start, root.end, (*root.items[:-1], final.body))
-            read_on = True
+    if ahead:
+        root, read_on = _read_on(root)
     builder = _Builder()
     try:
         empty, first, last = builder.build(root)
@@ -263,3 +263,19 @@ def positions(pattern: str, ahead: bool = False) -> Positions | None:
         return None
     found = builder.positions(first, last)
     return replace(found, ahead=True) if read_on else found
+
+
+def _read_on(node: n.Node) -> tuple[n.Node, bool]:
+    """``node`` with its trailing positive look-ahead read as consumed, ``P(?=Q)`` as ``PQ``,
+    and each branch's where it is an alternation (see :func:`positions`' ``ahead``); and
+    whether one was. A look-ahead alone (no ``P``: a branch that may match the empty string)
+    is left as it is, which has no automaton."""
+    if isinstance(node, n.Seq) and len(node.items) > 1:
+        final = node.items[-1]
+        if isinstance(final, n.Group) and final.kind == n.AHEAD:
+            return n.Seq(node.start, node.end, (*node.items[:-1], final.body)), True
+    if isinstance(node, n.Alt):
+        branches = [_read_on(branch) for branch in node.branches]
+        if any(changed for _, changed in branches):
+            return n.Alt(node.start, node.end, tuple(branch for branch, _ in branches)), True
+    return node, False
