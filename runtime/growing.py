@@ -229,11 +229,15 @@ def continues_pending(
     it (True: what ``pending.pending_states`` reads on from the same record, without building
     and comparing the held text). Else nothing is done (False). Not in states that keep
     consumed text (the held text is not the buffer there) or have a ``^`` alternative (the fast
-    path leaves them to the loop until text is consumed), nor past ``pending.MAX_HELD``.
+    path leaves them to the loop until text is consumed). Past ``pending.MAX_HELD``, a held
+    match that keeps growing takes the chunk first (``grown``, as held_case asks it first): it
+    grows the buffer in place, where reading on here copies the held text.
     ``fast``: the state's tuple (``fast_tuple.region_tuple``; items 7, 9 and 19)."""
     steps = read[1]
-    if steps is not fast[19] or fast[9] or fast[7] or len(read[0]) + len(text) > MAX_HELD:
+    if steps is not fast[19] or fast[9] or fast[7]:
         return False
+    if len(read[0]) >= MAX_HELD and p._growing is not None and grown(p, text):
+        return True
     after, sure = read_on(steps, read[2], text)
     if not sure:
         return False  # (held_case reads it again, from the same record)

@@ -229,6 +229,33 @@ def test_a_long_held_opening_is_read_on_after_it_grew(monkeypatch: pytest.Monkey
     assert len(scanned) <= 3, len(scanned)
 
 
+def test_a_call_held_whole_is_read_on_from_the_record_past_max_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not vacuous: granite4's opening looks ahead over the call's JSON value, so the whole call
+    is held while its arguments stream; past MAX_HELD, where no growth check takes a chunk of
+    prose, the record reads each chunk on (``continues_pending``) instead of held_case, and the
+    events and message are the general path's."""
+    read_on: list[tuple[int, bool]] = []
+    continues = fast_path.continues_pending
+
+    def counted_continue(p: Any, text: str, fast: Any, record: Any) -> bool:
+        found = continues(p, text, fast, record)
+        read_on.append((len(record[0]), found))
+        return found
+
+    monkeypatch.setattr(fast_path, "continues_pending", counted_continue)
+    parser = rtc.generated.get("granite4").ResponseParser
+    words = " ".join(f"word{i}" for i in range(400))
+    assert len(words) > pending.MAX_HELD
+    call = '<tool_call> {"name": "f", "arguments": {"q": "' + words + '"}} </tool_call>'
+    chunks = ["Here", " it", " is", ":", " \n"] + [call[i : i + 5] for i in range(0, len(call), 5)]
+    assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks)
+    past = [found for held, found in read_on if held > pending.MAX_HELD]
+    # Every chunk of the argument read on; not the one that completes the value.
+    assert len(past) > 100 and all(past[:-1]) and not past[-1], read_on[-5:]
+
+
 def test_pending_is_read_where_the_regex_module_reads_it() -> None:
     """Not vacuous: on random patterns and texts, the automaton reads most of the partial
     matches the regex module reports at the start (it leaves the rest to the scanner: the
