@@ -239,11 +239,13 @@ def continues_pending(
     if len(read[0]) >= MAX_HELD and p._growing is not None and grown(p, text):
         return True
     after, sure = read_on(steps, read[2], text)
-    if not sure:
-        return False  # (held_case reads it again, from the same record)
     whole = read[0] + text
-    p._buf = whole
+    # What was read, kept either way: where the match is no longer pending, the reads after
+    # this one (held_case, _held_pending) find this text in the record and read nothing more.
     p._steps = (whole, steps, after, read[3])
+    if not sure:
+        return False
+    p._buf = whole
     p._clean = False
     p._growing = unread(p)
     return True

@@ -275,12 +275,14 @@ def pending_states(
     if (
         kept is not None
         and kept[1] is steps
-        and len(kept[0]) < len(whole)
+        and len(kept[0]) <= len(whole)
         and kept[3] == before
         and whole.startswith(kept[0])
     ):
         # Read on from what was read: the chunk, or everything appended since (a held match
-        # that keeps growing takes chunks without this reading: growing.grown).
+        # that keeps growing takes chunks without this reading: growing.grown), or nothing (the
+        # record is of this very text: growing.continues_pending read it and found it no
+        # longer pending).
         states: tuple[Any, ...] | None = kept[2]
         read = text if len(kept[0]) + len(text) == len(whole) else whole[len(kept[0]) :]
     elif len(whole) > MAX_HELD:
