@@ -30,14 +30,13 @@ from .fast_path import (
     feed_step,
     flush,
     grown,
-    holds_a_run,
-    settle,
     unread,
 )
 from .fast_tuple import region_tuple
 from .loop import CLOSE, NONE, Eos, LoopError, Scan, run
 from .matching import LONG_SPAN
 from .oneshot import NO_PREFIX
+from .settling import holds_a_run, settle
 from .tools import read_tools
 
 __all__ = [
@@ -419,7 +418,7 @@ class CompiledParser:
         settled(self)
         return events
 
-    _settle = settle  # after the loop: see fast_path.settle
+    _settle = settle  # after the loop: see settling.settle
     _held_first = held_first  # where the state has no fast path: see held_first
 
     def _done(self, message: dict[str, Any]) -> dict[str, Any]:

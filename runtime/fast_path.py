@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .ahead import NO_MEMO
 from .growing import (
     TAIL_CHUNKS,
-    TRIM_SLACK,
     Growing,
     advance,
     continues_held_literal,
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
     from .engine import CompiledParser
 
 __all__ = [
-    "TRIM_SLACK",
     "Fast",
     "Growing",
     "extend_buffer",
@@ -40,8 +38,6 @@ __all__ = [
     "flush",
     "grown",
     "grows_held",
-    "holds_a_run",
-    "settle",
     "unread",
 ]
 
@@ -147,15 +143,21 @@ def feed_step(events: bool, text_class: type = str) -> Any:
                 fast[0] not in text
                 or ((pair := fast[18]) and pair[0] not in text and pair[1] not in text)
             )
-            and text[-1] not in fast[1]
+            and (not (lead := fast[1]) or text[-1] not in lead)
         ):
             # The common case of most states, first (fast[0] is the state's one core
             # character, "" where the state is not that simple: see fast_tuple; a state
             # simple but for its two core characters, "<" and "[" say, has them in fast[18]):
             # nothing held, no core character, nothing to hold now (the chunk cannot end in
-            # the start of a delimiter): the chunk is committed whole.
+            # the start of a delimiter; most states have no lead character, fast[1] empty):
+            # the chunk is committed whole (as at the end of step, returning here).
             name = fast[2]
-            dirty = fast[3]
+            if name is None:
+                return [] if events else text
+            self._parts.append(text)
+            if events:
+                return [{"type": "region_chunk", "field": name, "text": text, "dirty": fast[3]}]
+            return text
         elif (
             (kept := fast[17]) is not None
             and len(buf) == self._pos
@@ -558,42 +560,3 @@ def holds_at_pos(p: CompiledParser, text: str) -> bool:
         return True
     p._scanned = (buf, pos, p.region, found)  # the general path's scan (see engine._feed)
     return False
-
-
-def settle(p: CompiledParser) -> None:
-    """After the general path: drop consumed text the patterns can no longer look at, and
-    allow the fast path (not for the next chunk where a match may begin right after the last
-    consumed character: ``Fast.behind``; and, in a region not yet open, only while text is
-    held: see ``held_case``)."""
-    context = p._context
-    pos = p._pos
-    cur = p.region
-    fast = p._region_fast[cur + 1]
-    if fast is not None and not p._opened and cur >= 0 and pos == len(p._buf):
-        # The region is not open and nothing is held: the next chunk's text would be the
-        # first committed to it, which the loop opens first. (With text held, the fast path
-        # only holds more, or leaves the chunk to the general path: see held_case.)
-        fast = None
-    # (fast[12]: Fast.behind, the characters a guard's look-behind ends with; see fast_tuple.)
-    if fast is not None and fast[12] and pos and p._buf[pos - 1] in fast[12]:
-        fast = None
-    if context == 0 or p._drops[cur + 1]:
-        if pos:
-            p._buf = p._buf[pos:]
-            p._pos = 0
-    elif context is not None and pos > context + TRIM_SLACK:
-        p._buf = p._buf[pos - context :]
-        p._pos = context
-    p._fast = fast
-
-
-def holds_a_run(p: CompiledParser) -> bool:
-    """After the general path: whether ``p`` holds a run of whitespace from where a partial
-    match starts, in a state whose held runs stay held while whitespace is appended
-    (``Fast.runs``): the fast path then takes such chunks."""
-    fast = p._fast
-    if fast is None or not fast[8]:  # runs, then lead: fast[1] and fast[20] (see fast_tuple)
-        return False
-    buf = p._buf
-    pos = p._pos
-    return pos < len(buf) and buf[-1] in fast[1] and not buf[pos:].strip(fast[20])

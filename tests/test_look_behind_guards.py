@@ -3,7 +3,7 @@
 ``(?<=\\})\\s*,`` matches only right after a ``}``: the fast path of ``feed()`` counts that ``}``
 as the character the match needs (``lowering.delimiters.pattern_facts`` with guards), instead of
 the ``,`` led by whitespace, which prose holds and ends chunks with. The argument needs the
-character before the text the fast path passes not to be a ``}`` either; ``fast_path.settle``
+character before the text the fast path passes not to be a ``}`` either; ``settling.settle``
 sees to it after the general path. Here streams with the fast path are compared with streams
 without it, and the last test shows that the check in ``settle`` is needed.
 """
@@ -20,7 +20,7 @@ from test_fast_path import SETTINGS, run, without_fast_path
 
 import rtc.generated as catalogue
 import rtc.runtime.engine as engine
-import rtc.runtime.fast_path as fast_path
+import rtc.runtime.settling as settling
 from rtc.compiler import load
 from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.runtime.matching import SPACE_CHARS
@@ -150,7 +150,7 @@ def test_the_last_consumed_character_is_checked(monkeypatch: pytest.MonkeyPatch)
 
     def unchecked(p: Any) -> None:
         fast = p._region_fast[p.region + 1] if p._opened or p.region < 0 else None
-        fast_path.settle(p)
+        settling.settle(p)
         p._fast = fast  # the fast path allowed whatever the last consumed character
 
     monkeypatch.setattr(engine.CompiledParser, "_settle", unchecked)
