@@ -476,7 +476,8 @@ DELTAS = [
 def test_messages_built_from_dicts_are_the_validated_objects(delta: dict[str, Any]) -> None:
     """The plugin gives a message's calls as dicts (one validation): the same message, with the
     same fields set at every level, as one built from ``DeltaToolCall`` and
-    ``DeltaFunctionCall`` objects, and the same JSON as vLLM sends it."""
+    ``DeltaFunctionCall`` objects with the delta's own keys, and the same JSON as vLLM sends
+    it, where a field without a value is absent, never null (as OpenAI sends argument pieces)."""
     from vllm.entrypoints.generate.base.protocol import (
         DeltaFunctionCall,
         DeltaMessage,
@@ -485,25 +486,64 @@ def test_messages_built_from_dicts_are_the_validated_objects(delta: dict[str, An
 
     from rtc.compiler.engines.vllm_parsers import _delta_message
 
-    calls = [
-        DeltaToolCall(
-            index=entry["index"],
-            id=entry.get("id"),
-            type=entry.get("type"),
-            function=DeltaFunctionCall(**entry["function"]) if "function" in entry else None,
-        )
-        for entry in delta.get("tool_calls", ())
-    ]
-    want = DeltaMessage(
-        content=delta.get("content"), reasoning=delta.get("reasoning"), tool_calls=calls
-    )
+    fields: dict[str, Any] = {key: delta[key] for key in ("content", "reasoning") if key in delta}
+    if "tool_calls" in delta:
+        fields["tool_calls"] = [
+            DeltaToolCall(
+                **{key: value for key, value in entry.items() if key != "function"},
+                **(
+                    {"function": DeltaFunctionCall(**entry["function"])}
+                    if "function" in entry
+                    else {}
+                ),
+            )
+            for entry in delta["tool_calls"]
+        ]
+    want = DeltaMessage(**fields)
     got = _delta_message(delta)
     assert got == want
-    assert got.model_fields_set == want.model_fields_set
-    for mine, theirs in zip(got.tool_calls, want.tool_calls, strict=True):
-        assert type(mine) is DeltaToolCall and mine.model_fields_set == theirs.model_fields_set
+    assert got.model_fields_set == want.model_fields_set == set(delta)
+    for mine, theirs, entry in zip(
+        got.tool_calls, want.tool_calls, delta.get("tool_calls", ()), strict=True
+    ):
+        assert type(mine) is DeltaToolCall
+        assert mine.model_fields_set == theirs.model_fields_set == set(entry)
         if theirs.function is not None:
             assert type(mine.function) is DeltaFunctionCall
             assert mine.function.model_fields_set == theirs.function.model_fields_set
     for unset in (False, True):
         assert got.model_dump_json(exclude_unset=unset) == want.model_dump_json(exclude_unset=unset)
+    assert "null" not in got.model_dump_json(exclude_unset=True)
+
+
+@pytest.mark.parametrize("name", ["qwen3_5", "minimax_m2", "step3"])
+def test_an_argument_piece_is_sent_as_the_general_fold_sends_it(name: str) -> None:
+    """``parse_delta`` sends a lone piece of a call's arguments without the fold: the same
+    message as the fold of that one delta gives, the same fields set and the same JSON, for
+    every such piece of the family's fixtures streamed a character at a time (the families
+    whose calls' arguments stream a parameter at a time; JSON calls are sent whole)."""
+    from vllm.entrypoints.generate.base.protocol import DeltaMessage
+
+    from rtc.compiler.engines.deltas import merge
+    from rtc.compiler.engines.vllm_parsers import _delta_message
+
+    module = generated.get(name)
+    pieces = 0
+    for row in fixture_cases(name):
+        stream = module.DeltaStream(row["prompt"], tools=row["tools"] or None)
+        for char in row["text"]:
+            deltas = stream.feed(char)
+            if len(deltas) != 1 or set(deltas[0]) != {"tool_calls"}:
+                continue
+            calls = deltas[0]["tool_calls"]
+            if len(calls) != 1 or "id" in calls[0]:
+                continue
+            pieces += 1
+            fast = DeltaMessage(tool_calls=calls)
+            general = _delta_message(merge(deltas))
+            assert fast == general and fast.model_fields_set == general.model_fields_set
+            assert fast.tool_calls[0].model_fields_set == general.tool_calls[0].model_fields_set
+            assert fast.model_dump_json(exclude_unset=True) == general.model_dump_json(
+                exclude_unset=True
+            )
+    assert pieces >= 10, f"{name}: its fixtures stream too few argument pieces"
