@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
-from rtc.compiler.engines.prompt_tail import prompt_text, tail_reading
+from rtc.compiler.engines.prompt_tail import TEXTS, TailReading, prompt_text, tail_reading
 from rtc.runtime.oneshot import truncate
 
 ADDED = [
@@ -86,6 +86,9 @@ def _with_added(backend: Tokenizer) -> Tokenizer:
 
 BUILDERS = {"byte_level": _byte_level, "sentencepiece": _sentencepiece, "metaspace": _metaspace}
 TOKENIZERS = {name: _with_added(build()) for name, build in BUILDERS.items()}
+# One reading per tokenizer for every example, as a served model has: tails decoded for one
+# example are read from its cache by the next (TailReading.texts), checked like the others.
+READINGS = {name: tail_reading(_Tokenizer(backend)) for name, backend in TOKENIZERS.items()}
 
 PIECES = st.sampled_from(
     ["hello", " world", "\n", "  ", "é", "日本", "🙂", "x", ".", "assistant\n", "model\n", *ADDED]
@@ -106,7 +109,7 @@ def test_the_tail_truncates_as_the_whole(
     backend = TOKENIZERS[name]
     ids = backend.encode("".join(before) + header + "".join(after)).ids
     whole = backend.decode(ids, skip_special_tokens=False)
-    text = prompt_text(tail_reading(_Tokenizer(backend)), anchor, ids)
+    text = prompt_text(READINGS[name], anchor, ids)
     if text is not None:
         assert whole.endswith(text)
         assert truncate(anchor, text) == truncate(anchor, whole)
@@ -157,3 +160,32 @@ def test_only_clean_added_tokens_are_cut_before() -> None:
     assert reading is not None
     clean = {backend.id_to_token(i) for i in reading.starts}
     assert clean == set(ADDED) - {"<0x41>", " <spaced>"}
+
+
+def test_a_tail_is_decoded_once_while_kept() -> None:
+    backend = TOKENIZERS["byte_level"]
+    reading = tail_reading(_Tokenizer(backend))
+    assert reading is not None
+    calls: list[list[int]] = []
+
+    def decode(ids: list[int], skip_special_tokens: bool = False) -> str:
+        calls.append(ids)
+        return backend.decode(ids, skip_special_tokens=skip_special_tokens)
+
+    counted = TailReading(decode, reading.starts, {})
+    anchor = ("<|im_start|>assistant\n",)
+    header = "<|im_start|>assistant\n<think>\n"
+    first = backend.encode("<|im_start|>user\nhi<|im_end|>\n" + header).ids
+    second = backend.encode("<|im_start|>user\nanother question<|im_end|>\n" + header).ids
+    assert prompt_text(counted, anchor, first) == header
+    decoded = len(calls)  # two: "<think>\n" has no anchor, then from <|im_start|>
+    assert decoded == 2
+    assert prompt_text(counted, anchor, second) == header
+    assert len(calls) == decoded  # the same tails end the second prompt: read from the cache
+    # At most TEXTS tails are kept, the oldest dropped first.
+    for n in range(TEXTS + 5):
+        ids = backend.encode(f"<|im_start|>assistant\n{n}").ids
+        assert prompt_text(counted, anchor, ids) == f"<|im_start|>assistant\n{n}"
+    assert len(counted.texts) == TEXTS
+    assert tuple(backend.encode(header).ids) not in counted.texts
+    assert tuple(backend.encode(f"<|im_start|>assistant\n{TEXTS + 4}").ids) in counted.texts
