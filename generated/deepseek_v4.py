@@ -112,6 +112,34 @@ _CLOSE_TOOL_CALLS = regex.compile(
     "(?:\\G|(?<!\\s)|(?!\\s))(?:\\s*</｜DSML｜invoke>\\s*(?=<｜DSML｜invoke)|\\s*(?:</｜DSML｜invoke>\\s*)?</｜DSML｜tool_calls>)",
     regex.DOTALL,
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
+# complete where it is.)
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    (
+        ("\\s",),
+        "</｜DSML｜invoke>",
+        ("\\s",),
+        "<｜DSML｜invoke",
+        ("\\s",),
+        "</｜DSML｜invoke>",
+        ("\\s",),
+        "</｜DSML｜tool_calls>",
+    ),
+    {
+        0: (0, 1),
+        15: (16, 17),
+        16: (16, 17),
+        29: (),
+        30: (30, 31, 47),
+        45: (46, 47),
+        46: (46, 47),
+        65: (),
+    },
+    (0, 1, 30, 31, 47),
+    (29, 65),
+)
 # pattern '<\uff5cAssistant\uff5c>(?:</think>)?'
 _START_ANCHOR = regex.compile("<｜Assistant｜>(?:</think>)?", regex.DOTALL)
 
@@ -352,7 +380,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
-_FAST_IN_TOOL_CALLS = Fast("<", SPACE_STR, True, False, False, patterns=True)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", SPACE_STR, True, False, False, patterns=True, steps=(_CLOSE_TOOL_CALLS_STEPS,)
+)
 
 
 class ResponseParser(CompiledParser):

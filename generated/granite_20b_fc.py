@@ -71,6 +71,16 @@ _CLOSE_CONTENT_STEPS = Steps(("<|endoftext|>", ("\\s",)), {13: (13,)}, (0,), (12
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:\\G|(?<!\\s)|(?!\\s))(?:\\s*(?=<function_call>)|\\s*<\\|endoftext\\|>\\s*)", regex.DOTALL
 )
+# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
+# from the search position; a string is a run of literal characters, a 1-tuple a class.
+# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
+# complete where it is.)
+_CLOSE_TOOL_CALLS_STEPS = Steps(
+    (("\\s",), "<function_call>", ("\\s",), "<|endoftext|>", ("\\s",)),
+    {0: (0, 1), 15: (), 16: (16, 17), 30: (30,)},
+    (0, 1, 16, 17),
+    (15, 29, 30),
+)
 # pattern 'ASSISTANT:[ \\t]*\\n?'
 _START_ANCHOR = regex.compile("ASSISTANT:[ \\t]*\\n?", regex.DOTALL)
 
@@ -222,7 +232,9 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; trailing whitespace may begin one: it waits
-_FAST_IN_TOOL_CALLS = Fast("<", SPACE_STR, True, False, False, patterns=True)
+_FAST_IN_TOOL_CALLS = Fast(
+    "<", SPACE_STR, True, False, False, patterns=True, steps=(_CLOSE_TOOL_CALLS_STEPS,)
+)
 
 
 class ResponseParser(CompiledParser):

@@ -130,15 +130,19 @@ def test_a_trailing_look_ahead_is_read_as_consumed(head: str, ahead: str, texts:
     ahead=patterns(),
     other=patterns(),
     first=st.booleans(),
+    wrap=st.sampled_from(["", "(?:", "(", GUARD + "(?:"]),
     texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12),
 )
 def test_a_branch_s_trailing_look_ahead_is_read_as_consumed(
-    head: str, ahead: str, other: str, first: bool, texts: list[str]
+    head: str, ahead: str, other: str, first: bool, wrap: str, texts: list[str]
 ) -> None:
     """``A|P(?=Q)`` read as ``A|PQ`` (qwen3_coder's close: ``</function>`` where another call
-    follows): pending only where the regex module reports a partial match at the start."""
+    follows), also in a group around it all, after the compiler's guard or not (deepseek_v4's
+    close): pending only where the regex module reports a partial match at the start."""
     branches = [f"{head}(?={ahead})", other]
     pattern = "|".join(branches if first else branches[::-1])
+    if wrap:
+        pattern = f"{wrap}{pattern})"
     steps = steps_of(pattern, ahead=True)
     if steps is not None:
         check_reads(steps, texts, lambda text: reported_pending(pattern, text))
@@ -155,6 +159,21 @@ def test_a_branch_s_trailing_look_ahead_is_read() -> None:
         assert read_pending(steps, text) and reported_pending(pattern, text), text
     for text in ["</function>\n</tool_call>", "</function><function=", "</function>x"]:
         assert not read_pending(steps, text), text
+
+
+def test_a_guarded_group_s_branch_look_ahead_is_read() -> None:
+    """Not vacuous: deepseek_v4's call close (its alternatives led by \\s*, behind the
+    compiler's guard), held while its first branch's look-ahead reads on, is read as pending;
+    and not once a branch completes."""
+    pattern = rtc.generated.deepseek_v4._CLOSE_TOOL_CALLS.pattern
+    assert pattern.startswith(GUARD + "(?:") and positions(pattern) is None
+    steps = steps_of(pattern, ahead=True)
+    assert steps is not None
+    close, opening, end = "</｜DSML｜invoke>", "<｜DSML｜invoke", "</｜DSML｜tool_calls>"
+    for text in ["\n", "</", "\n" + close, close + "\n", close + "\n<｜DS", close + opening[:-1]]:
+        assert read_pending(steps, text) and reported_pending(pattern, text), repr(text)
+    for text in [close + opening, close + "\n" + end, end, close + "x"]:
+        assert not read_pending(steps, text), repr(text)
 
 
 def scanner_pending_after_space(rest: str, text: str) -> bool:

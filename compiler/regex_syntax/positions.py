@@ -269,7 +269,14 @@ def _read_on(node: n.Node) -> tuple[n.Node, bool]:
     """``node`` with its trailing positive look-ahead read as consumed, ``P(?=Q)`` as ``PQ``,
     and each branch's where it is an alternation (see :func:`positions`' ``ahead``); and
     whether one was. A look-ahead alone (no ``P``: a branch that may match the empty string)
-    is left as it is, which has no automaton."""
+    is left as it is, which has no automaton. A plain or capturing group around it all is read
+    through (after the compiler's guard, ``\\s*``-led alternatives come so: deepseek_v4's
+    call close, ``GUARD(?:\\s*</…invoke>\\s*(?=<…invoke)|…)``): its body ends where the pattern
+    does, and the group only groups (its flags, if any, stay on it)."""
+    if isinstance(node, n.Group) and node.kind in (n.GROUP, n.CAPTURE):
+        body, changed = _read_on(node.body)
+        if changed:
+            return replace(node, body=body), True
     if isinstance(node, n.Seq) and len(node.items) > 1:
         final = node.items[-1]
         if isinstance(final, n.Group) and final.kind == n.AHEAD:
