@@ -94,16 +94,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<\\|inner_suffix\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|inner_prefix\\|>|<\\|tools_prefix\\|>|<\\|assistant_end\\|>)",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("<|inner_suffix|>", ("\\s",), "<|inner_prefix|>", "<|tools_prefix|>", "<|assistant_end|>"),
-    {16: (16,), 32: (), 48: (), 65: ()},
-    (0, 17, 33, 49),
-    (15, 16, 32, 48, 65),
-)
 # close 'tool_calls': pattern '(?<=\\})\\s*\\}(?:(?=\\s*,\\s*\\{\\s*")|\\s*\\])|(?=<\\|tools_suffix\\|...'
 _CLOSE_TOOL_CALLS = regex.compile(
     '(?<=\\})\\s*\\}(?:(?=\\s*,\\s*\\{\\s*")|\\s*\\])|(?=<\\|tools_suffix\\|>|<\\|assistant_end\\|>)',
@@ -290,7 +280,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("<|inner_suffix|>", "<|inner_prefix|>", "<|tools_prefix|>", "<|assistant_end|>"),
 )
 

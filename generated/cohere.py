@@ -125,16 +125,6 @@ _CLOSE_THINKING_RE = re.compile(
     "<\\|END_THINKING\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|START_THINKING\\|>)|<\\|END_OF_TURN_TOKEN\\|>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_THINKING_STEPS = Steps(
-    ("<|END_THINKING|>", ("\\s",), "<|START_THINKING|>", "<|END_OF_TURN_TOKEN|>"),
-    {16: (16,), 34: (), 55: ()},
-    (0, 17, 35),
-    (15, 16, 34, 55),
-)
 
 
 # ---- Field values: content parser, then transform ----
@@ -329,7 +319,6 @@ _FAST_IN_THINKING = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_THINKING_STEPS,),
     starts=("<|END_THINKING|>", "<|START_THINKING|>", "<|END_OF_TURN_TOKEN|>"),
 )
 

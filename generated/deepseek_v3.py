@@ -134,16 +134,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<｜end▁of▁sentence｜>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<｜end▁of▁sentence｜>"),
-    {8: (8,), 15: (), 34: ()},
-    (0, 9, 16),
-    (7, 8, 15, 34),
-)
 # close 'tool_calls': pattern '(?:```)?<\uff5ctool\u2581call\u2581end\uff5c>\\s*(?:<\uff5ctool\u2581calls\u2581end\uff5c>)?|<\uff5cend\u2581of...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:```)?<｜tool▁call▁end｜>\\s*(?:<｜tool▁calls▁end｜>)?|<｜end▁of▁sentence｜>", regex.DOTALL
@@ -345,7 +335,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("</think>", "<think>", "<｜end▁of▁sentence｜>"),
 )
 

@@ -107,16 +107,6 @@ _CLOSE_REASONING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<｜DSML｜tool_calls>)|<｜end▁of▁sentence｜>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<｜DSML｜tool_calls>", "<｜end▁of▁sentence｜>"),
-    {8: (8,), 15: (), 33: (), 52: ()},
-    (0, 9, 16, 34),
-    (7, 8, 15, 33, 52),
-)
 # close 'tool_calls': pattern '\\s*</\uff5cDSML\uff5cinvoke>\\s*(?=<\uff5cDSML\uff5cinvoke)|\\s*(?:</\uff5cDSML\uff5cinvoke>...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:\\G|(?<!\\s)|(?!\\s))(?:\\s*</｜DSML｜invoke>\\s*(?=<｜DSML｜invoke)|\\s*(?:</｜DSML｜invoke>\\s*)?</｜DSML｜tool_calls>)",
@@ -353,7 +343,6 @@ _FAST_IN_REASONING = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_STEPS,),
     starts=("</think>", "<think>", "<｜DSML｜tool_calls>", "<｜end▁of▁sentence｜>"),
 )
 

@@ -106,16 +106,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<end_function_call>|(?=<end_of_turn>|<start_function_response>)", re.DOTALL
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    ("<end_function_call>", "<end_of_turn>", "<start_function_response>"),
-    {18: (), 31: (), 56: ()},
-    (0, 19, 32),
-    (18, 31, 56),
-)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': value_parser: string_delims '<escape>'...'<escape>'
@@ -321,7 +311,6 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("<end_function_call>", "<end_of_turn>", "<start_function_response>"),
 )
 

@@ -121,16 +121,6 @@ _CLOSE_REASONING_CONTENT = regex.compile(
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<channel\\|>|(?=<\\|channel>)|<turn\\|>|<\\|tool_response>|<eos>", re.DOTALL
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("<channel|>", "<|channel>", "<turn|>", "<|tool_response>", "<eos>"),
-    {9: (), 19: (), 26: (), 42: (), 47: ()},
-    (0, 10, 20, 27, 43),
-    (9, 19, 26, 42, 47),
-)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': string_delims '<|"|>'...'<|"|>'
@@ -317,7 +307,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("<channel|>", "<|channel>", "<turn|>", "<|tool_response>", "<eos>"),
 )
 

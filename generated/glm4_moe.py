@@ -113,24 +113,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<tool_call>)|<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    (
-        "</think>",
-        ("\\s",),
-        "<think>",
-        "<tool_call>",
-        "<|user|>",
-        "<|observation|>",
-        "<|endoftext|>",
-    ),
-    {8: (8,), 15: (), 26: (), 34: (), 49: (), 62: ()},
-    (0, 9, 16, 27, 35, 50),
-    (7, 8, 15, 26, 34, 49, 62),
-)
 # close 'tool_calls': pattern '</tool_call>|(?=<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "</tool_call>|(?=<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>)", regex.DOTALL
@@ -138,16 +120,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "</tool_call>|(?=<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>)", re.DOTALL
-)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    ("</tool_call>", "<|user|>", "<|observation|>", "<|endoftext|>"),
-    {11: (), 19: (), 34: (), 47: ()},
-    (0, 12, 20, 35),
-    (11, 19, 34, 47),
 )
 # pattern '<\\|assistant\\|>(?:</think>)?'
 _START_ANCHOR = regex.compile("<\\|assistant\\|>(?:</think>)?", regex.DOTALL)
@@ -385,7 +357,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("</think>", "<think>", "<tool_call>", "<|user|>", "<|observation|>", "<|endoftext|>"),
 )
 
@@ -426,7 +397,6 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("</tool_call>", "<|user|>", "<|observation|>", "<|endoftext|>"),
 )
 

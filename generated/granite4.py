@@ -100,13 +100,6 @@ _CLOSE_THINKING_STEPS = Steps(
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>|(?=<\\|end_of_text\\|>)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile("</tool_call>|(?=<\\|end_of_text\\|>)", re.DOTALL)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    ("</tool_call>", "<|end_of_text|>"), {11: (), 26: ()}, (0, 12), (11, 26)
-)
 
 
 # ---- Field values: content parser, then transform ----
@@ -315,14 +308,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_TOOL_CALLS_STEPS,),
-    starts=("</tool_call>", "<|end_of_text|>"),
+    "<", "", False, False, False, patterns=True, starts=("</tool_call>", "<|end_of_text|>")
 )
 
 

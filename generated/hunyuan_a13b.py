@@ -31,7 +31,6 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
-from rtc.runtime.pending import Steps
 from rtc.runtime.transform import each_element
 
 require_api(4, __name__)
@@ -99,16 +98,6 @@ _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<\\|eos\\|>",
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<\\|eos\\|>",
     re.DOTALL,
-)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<|eos|>"),
-    {8: (8,), 15: (), 22: ()},
-    (0, 9, 16),
-    (7, 8, 15, 22),
 )
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no
@@ -323,14 +312,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
-    starts=("</think>", "<think>", "<|eos|>"),
+    "<", "", False, False, False, patterns=True, starts=("</think>", "<think>", "<|eos|>")
 )
 
 

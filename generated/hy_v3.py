@@ -121,16 +121,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<eos:6124c78e>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<eos:6124c78e>"),
-    {8: (8,), 15: (), 29: ()},
-    (0, 9, 16),
-    (7, 8, 15, 29),
-)
 # close 'tool_calls': pattern '</tool_call>\\s*(?:</tool_calls>)?'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>\\s*(?:</tool_calls>)?", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -357,14 +347,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
-    starts=("</think>", "<think>", "<eos:6124c78e>"),
+    "<", "", False, False, False, patterns=True, starts=("</think>", "<think>", "<eos:6124c78e>")
 )
 
 

@@ -99,16 +99,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<\\|im_end\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|endofturn\\|>|<\\|stop\\|>)",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("<|im_end|>", ("\\s",), "<|endofturn|>", "<|stop|>"),
-    {10: (10,), 23: (), 31: ()},
-    (0, 11, 24),
-    (9, 10, 23, 31),
-)
 # close 'tool_calls': pattern '(?<=\\})\\s*\\}(?:(?=\\s*,\\s*\\{)|\\s*\\])|(?=<\\|im_end\\|>|<\\|endof...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?<=\\})\\s*\\}(?:(?=\\s*,\\s*\\{)|\\s*\\])|(?=<\\|im_end\\|>|<\\|endofturn\\|>|<\\|stop\\|>)",
@@ -289,14 +279,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
-    starts=("<|im_end|>", "<|endofturn|>", "<|stop|>"),
+    "<", "", False, False, False, patterns=True, starts=("<|im_end|>", "<|endofturn|>", "<|stop|>")
 )
 
 

@@ -75,11 +75,6 @@ _CLOSE_CONTENT_STEPS = Steps(("<|eom|>", ("\\s",)), {7: (7,)}, (0,), (6, 7))
 _CLOSE_TOOL_CALLS = regex.compile("</tool_calls>|(?=<\\|eom\\|>)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile("</tool_calls>|(?=<\\|eom\\|>)", re.DOTALL)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(("</tool_calls>", "<|eom|>"), {12: (), 19: ()}, (0, 13), (12, 19))
 
 
 # ---- Field values: content parser, then transform ----
@@ -230,14 +225,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_TOOL_CALLS_STEPS,),
-    starts=("</tool_calls>", "<|eom|>"),
+    "<", "", False, False, False, patterns=True, starts=("</tool_calls>", "<|eom|>")
 )
 
 

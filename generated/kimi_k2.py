@@ -119,23 +119,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<\\|tool_calls_section_begin\\|>|<\\|tool_call_begin\\|>)|<\\|im_end\\|>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    (
-        "</think>",
-        ("\\s",),
-        "<think>",
-        "<|tool_calls_section_begin|>",
-        "<|tool_call_begin|>",
-        "<|im_end|>",
-    ),
-    {8: (8,), 15: (), 43: (), 62: (), 72: ()},
-    (0, 9, 16, 44, 63),
-    (7, 8, 15, 43, 62, 72),
-)
 # close 'tool_calls': pattern '<\\|tool_call_end\\|>\\s*(?:<\\|tool_calls_section_end\\|>)?|(?=<...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "<\\|tool_call_end\\|>\\s*(?:<\\|tool_calls_section_end\\|>)?|(?=<\\|tool_call_begin\\|>)|<\\|im_end\\|>",
@@ -145,22 +128,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "<\\|tool_call_end\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*(?:<\\|tool_calls_section_end\\|>)?|(?=<\\|tool_call_begin\\|>)|<\\|im_end\\|>",
     re.DOTALL,
-)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    (
-        "<|tool_call_end|>",
-        ("\\s",),
-        "<|tool_calls_section_end|>",
-        "<|tool_call_begin|>",
-        "<|im_end|>",
-    ),
-    {16: (17, 18), 17: (17, 18), 43: (), 62: (), 72: ()},
-    (0, 44, 63),
-    (16, 17, 43, 62, 72),
 )
 
 
@@ -351,7 +318,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=(
         "</think>",
         "<think>",
@@ -398,7 +364,6 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("<|tool_call_end|>", "<|tool_call_begin|>", "<|im_end|>"),
 )
 

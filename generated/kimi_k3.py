@@ -130,25 +130,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "<\\|close\\|>think<\\|sep\\|>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<\\|open\\|>(?:think|response|tools)<\\|sep\\|>)|<\\|close\\|>message<\\|sep\\|>|<\\|end_of_msg\\|>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    (
-        "<|close|>think<|sep|>",
-        ("\\s",),
-        "<|open|>",
-        "think",
-        "response",
-        "tools<|sep|>",
-        "<|close|>message<|sep|>",
-        "<|end_of_msg|>",
-    ),
-    {21: (21,), 29: (30, 35, 43), 34: (48,), 42: (48,), 54: (), 77: (), 91: ()},
-    (0, 22, 55, 78),
-    (20, 21, 54, 77, 91),
-)
 # close 'tool_calls': pattern '<\\|close\\|>call<\\|sep\\|>\\s*(?:<\\|close\\|>tools<\\|sep\\|>)?'
 _CLOSE_TOOL_CALLS = regex.compile(
     "<\\|close\\|>call<\\|sep\\|>\\s*(?:<\\|close\\|>tools<\\|sep\\|>)?", regex.DOTALL
@@ -394,7 +375,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("<|close|>think<|sep|>", "<|open|>", "<|close|>message<|sep|>", "<|end_of_msg|>"),
 )
 

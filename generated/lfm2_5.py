@@ -130,16 +130,6 @@ _CLOSE_THINKING_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<\\|im_end\\|>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_THINKING_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<|im_end|>"),
-    {8: (8,), 15: (), 25: ()},
-    (0, 9, 16),
-    (7, 8, 15, 25),
-)
 # close 'tool_calls': pattern '\\)\\s*\\]\\s*(?:<\\|tool_call_end\\|>)?|(?=\\)\\s*,\\s*[\\w.]+\\()'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*\\]\\s*(?:<\\|tool_call_end\\|>)?|(?=\\)\\s*,\\s*[\\w.]+\\()", regex.DOTALL
@@ -147,40 +137,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
 # Its re twin (rtc.compiler.regex_syntax.twin), for ASCII text, where \d and \w read alike.
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)\\s*\\]\\s*(?:<\\|tool_call_end\\|>)?|(?=\\)\\s*,\\s*[\\w.]+\\()", re.ASCII | re.DOTALL
-)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    (
-        ")",
-        ("\\s",),
-        "]",
-        ("\\s",),
-        "<|tool_call_end|>",
-        ")",
-        ("\\s",),
-        ",",
-        ("\\s",),
-        ("[\\w.]",),
-        "(",
-    ),
-    {
-        0: (1, 2),
-        1: (1, 2),
-        2: (3, 4),
-        3: (3, 4),
-        20: (),
-        21: (22, 23),
-        22: (22, 23),
-        23: (24, 25),
-        24: (24, 25),
-        25: (25, 26),
-        26: (),
-    },
-    (0, 21),
-    (2, 3, 20, 26),
 )
 # close 'empty_tool_calls': pattern ''
 _CLOSE_EMPTY_TOOL_CALLS = regex.compile("", regex.DOTALL)
@@ -450,14 +406,7 @@ def _eos_in_thinking(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_THINKING = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_THINKING_STEPS,),
-    starts=("</think>", "<think>", "<|im_end|>"),
+    "<", "", False, False, False, patterns=True, starts=("</think>", "<think>", "<|im_end|>")
 )
 
 
@@ -490,9 +439,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
-_FAST_IN_TOOL_CALLS = Fast(
-    ")", "", False, False, False, patterns=True, steps=(_CLOSE_TOOL_CALLS_STEPS,), starts=(")",)
-)
+_FAST_IN_TOOL_CALLS = Fast(")", "", False, False, False, patterns=True, starts=(")",))
 
 
 # Inside 'empty_tool_calls': only its close is watched.

@@ -29,7 +29,6 @@ from rtc.runtime.matching import (
     tail_any,
 )
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
-from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -95,16 +94,6 @@ _CLOSE_REASONING_CONTENT = regex.compile(
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</longcat_think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<longcat_think>)|</longcat_s>",
     re.DOTALL,
-)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</longcat_think>", ("\\s",), "<longcat_think>", "</longcat_s>"),
-    {16: (16,), 31: (), 43: ()},
-    (0, 17, 32),
-    (15, 16, 31, 43),
 )
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no
@@ -313,7 +302,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("</longcat_think>", "<longcat_think>", "</longcat_s>"),
 )
 

@@ -22,7 +22,6 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, find_any, literal_tail, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
-from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -79,16 +78,6 @@ _CLOSE_REASONING_CONTENT = regex.compile("</think>\\s*|(?=<think>)|<end_of_sente
 _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>)|<end_of_sentence>",
     re.DOTALL,
-)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<end_of_sentence>"),
-    {8: (8,), 15: (), 32: ()},
-    (0, 9, 16),
-    (7, 8, 15, 32),
 )
 # close 'tool_calls': pattern '\\s*</tool_calls>|(?<!\\s)(?=\\s*\\{)(?=[ \\t]*\\n)|(?=<end_of_sen...'
 _CLOSE_TOOL_CALLS = regex.compile(
@@ -276,14 +265,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
-    starts=("</think>", "<think>", "<end_of_sentence>"),
+    "<", "", False, False, False, patterns=True, starts=("</think>", "<think>", "<end_of_sentence>")
 )
 
 

@@ -108,16 +108,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<minimax:tool_call>)|\\[e~\\[",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<minimax:tool_call>", "[e~["),
-    {8: (8,), 15: (), 34: (), 38: ()},
-    (0, 9, 16, 35),
-    (7, 8, 15, 34, 38),
-)
 # close 'tool_calls': pattern '</invoke>\\s*(?:</minimax:tool_call>)?'
 _CLOSE_TOOL_CALLS = regex.compile("</invoke>\\s*(?:</minimax:tool_call>)?", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
@@ -356,7 +346,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("</think>", "<think>", "<minimax:tool_call>", "[e~["),
 )
 

@@ -95,16 +95,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<tool_call>)|<\\|im_end\\|>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<tool_call>", "<|im_end|>"),
-    {8: (8,), 15: (), 26: (), 36: ()},
-    (0, 9, 16, 27),
-    (7, 8, 15, 26, 36),
-)
 # close 'tool_calls': pattern '(?:</function>\\s*)?</tool_call>|</function>(?=\\s*<(?:tool_ca...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "(?:</function>\\s*)?</tool_call>|</function>(?=\\s*<(?:tool_call>|function=))", regex.DOTALL
@@ -325,7 +315,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("</think>", "<think>", "<tool_call>", "<|im_end|>"),
 )
 

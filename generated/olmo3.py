@@ -96,16 +96,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<\\|im_end\\|>)",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<|im_end|>"),
-    {8: (8,), 15: (), 25: ()},
-    (0, 9, 16),
-    (7, 8, 15, 25),
-)
 # close 'tool_calls': pattern '\\)\\s*</function_calls>|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_e...'
 _CLOSE_TOOL_CALLS = regex.compile(
     "\\)\\s*</function_calls>|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_end\\|>)", regex.DOTALL
@@ -114,38 +104,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
 _CLOSE_TOOL_CALLS_RE = re.compile(
     "\\)\\s*</function_calls>|\\)(?=[ \\t]*\\n\\s*[\\w.-]+\\()|(?=<\\|im_end\\|>)",
     re.ASCII | re.DOTALL,
-)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    (
-        ")",
-        ("\\s",),
-        "</function_calls>",
-        ")",
-        ("[ \\t]",),
-        "\n",
-        ("\\s",),
-        ("[\\w.-]",),
-        "(",
-        "<|im_end|>",
-    ),
-    {
-        0: (1, 2),
-        1: (1, 2),
-        18: (),
-        19: (20, 21),
-        20: (20, 21),
-        21: (22, 23),
-        22: (22, 23),
-        23: (23, 24),
-        24: (),
-        34: (),
-    },
-    (0, 19, 25),
-    (18, 24, 34),
 )
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
@@ -354,14 +312,7 @@ def _eos_in_reasoning_content(buf: str, pos: int, memo: list[Any]) -> tuple[int,
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_REASONING_CONTENT = Fast(
-    "<",
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
-    starts=("</think>", "<think>", "<|im_end|>"),
+    "<", "", False, False, False, patterns=True, starts=("</think>", "<think>", "<|im_end|>")
 )
 
 
@@ -399,14 +350,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without ')<' cannot complete a delimiter; with one, what comes before where a delimiter's leading literal may begin
 _FAST_IN_TOOL_CALLS = Fast(
-    frozenset(")<"),
-    "",
-    False,
-    False,
-    False,
-    patterns=True,
-    steps=(_CLOSE_TOOL_CALLS_STEPS,),
-    starts=(")", "<|im_end|>"),
+    frozenset(")<"), "", False, False, False, patterns=True, starts=(")", "<|im_end|>")
 )
 
 

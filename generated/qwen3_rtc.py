@@ -22,7 +22,6 @@ from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, find_any, literal_tail, one_search, tail_any
 from rtc.runtime.openai import CallPlan, OpenAIDeltaStream
-from rtc.runtime.pending import Steps
 
 require_api(4, __name__)
 
@@ -85,30 +84,10 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<think>|<tool_call>)|<\\|im_end\\|>|<\\|endoftext\\|>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</think>", ("\\s",), "<think>", "<tool_call>", "<|im_end|>", "<|endoftext|>"),
-    {8: (8,), 15: (), 26: (), 36: (), 49: ()},
-    (0, 9, 16, 27, 37),
-    (7, 8, 15, 26, 36, 49),
-)
 # close 'tool_calls': pattern '</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\\|>)'
 _CLOSE_TOOL_CALLS = regex.compile("</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\\|>)", regex.DOTALL)
 # Its re twin (rtc.compiler.regex_syntax.twin), for any text: \s written out as regex reads it.
 _CLOSE_TOOL_CALLS_RE = re.compile("</tool_call>|(?=<\\|im_end\\|>|<\\|endoftext\\|>)", re.DOTALL)
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    ("</tool_call>", "<|im_end|>", "<|endoftext|>"),
-    {11: (), 21: (), 34: ()},
-    (0, 12, 22),
-    (11, 21, 34),
-)
 
 # At the end of the stream, over short spans: each state's delimiters as one alternation (no
 # literal is a prefix of another, none begins with whitespace where one is led by \s*, so at
@@ -309,7 +288,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("</think>", "<think>", "<tool_call>", "<|im_end|>", "<|endoftext|>"),
 )
 
@@ -350,7 +328,6 @@ _FAST_IN_TOOL_CALLS = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_TOOL_CALLS_STEPS,),
     starts=("</tool_call>", "<|im_end|>", "<|endoftext|>"),
 )
 

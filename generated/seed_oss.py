@@ -120,16 +120,6 @@ _CLOSE_REASONING_CONTENT_RE = re.compile(
     "</seed:think>[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*|(?=<seed:think>)|<seed:eos>",
     re.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_REASONING_CONTENT_STEPS = Steps(
-    ("</seed:think>", ("\\s",), "<seed:think>", "<seed:eos>"),
-    {13: (13,), 25: (), 35: ()},
-    (0, 14, 26),
-    (12, 13, 25, 35),
-)
 
 # Content parsers precompiled from content_args (the reference derives these on every close).
 # content_args of 'tool_calls': tag_pattern
@@ -366,7 +356,6 @@ _FAST_IN_REASONING_CONTENT = Fast(
     False,
     False,
     patterns=True,
-    steps=(_CLOSE_REASONING_CONTENT_STEPS,),
     starts=("</seed:think>", "<seed:think>", "<seed:eos>"),
 )
 

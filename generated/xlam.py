@@ -86,16 +86,6 @@ _CLOSE_TOOL_CALLS = regex.compile(
     "(?:\\G|(?<!\\s)|(?!\\s))(?:\\s*(?:```|</tool_call>)|(?=<\\|eot_id\\|>|<\\|im_end\\|>))",
     regex.DOTALL,
 )
-# Its position automaton (rtc.runtime.pending): each chunk read once while its match is pending
-# from the search position; a string is a run of literal characters, a 1-tuple a class.
-# (A look-ahead that ends the pattern, or one of its branches, is read as consumed: a match is
-# complete where it is.)
-_CLOSE_TOOL_CALLS_STEPS = Steps(
-    (("\\s",), "```", "</tool_call>", "<|eot_id|>", "<|im_end|>"),
-    {0: (0, 1, 4), 3: (), 15: (), 25: (), 35: ()},
-    (0, 1, 4, 16, 26),
-    (3, 15, 25, 35),
-)
 
 
 # ---- Field values: content parser, then transform ----
@@ -258,9 +248,7 @@ def _eos_in_tool_calls(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, i
 
 
 # When feed() may pass a chunk straight through here (rtc.runtime.fast_path.Fast): a chunk without '<`' cannot complete a delimiter; trailing whitespace may begin one: it waits
-_FAST_IN_TOOL_CALLS = Fast(
-    frozenset("<`"), SPACE_STR, True, False, False, patterns=True, steps=(_CLOSE_TOOL_CALLS_STEPS,)
-)
+_FAST_IN_TOOL_CALLS = Fast(frozenset("<`"), SPACE_STR, True, False, False, patterns=True)
 
 
 class ResponseParser(CompiledParser):

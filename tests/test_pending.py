@@ -111,16 +111,12 @@ def test_pending_only_where_the_regex_module_reports_it(pattern: str, texts: lis
 @given(
     head=patterns(),
     ahead=patterns(),
-    bare=st.booleans(),
     texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12),
 )
-def test_a_trailing_look_ahead_is_read_as_consumed(
-    head: str, ahead: str, bare: bool, texts: list[str]
-) -> None:
+def test_a_trailing_look_ahead_is_read_as_consumed(head: str, ahead: str, texts: list[str]) -> None:
     """``P(?=Q)`` read as ``PQ`` (cohere's and gemma4_rtc's openings look ahead for the call's
-    close), and ``(?=Q)`` alone as ``Q`` (``bare``): pending only where the regex module
-    reports a partial match at the start."""
-    pattern = f"(?={ahead})" if bare else f"{head}(?={ahead})"
+    close): pending only where the regex module reports a partial match at the start."""
+    pattern = f"{head}(?={ahead})"
     steps = steps_of(pattern, ahead=True)
     if steps is None:
         return
@@ -134,19 +130,16 @@ def test_a_trailing_look_ahead_is_read_as_consumed(
     ahead=patterns(),
     other=patterns(),
     first=st.booleans(),
-    bare=st.booleans(),
     wrap=st.sampled_from(["", "(?:", "(", GUARD + "(?:"]),
     texts=st.lists(st.text(TEXT, min_size=1, max_size=9), max_size=12),
 )
 def test_a_branch_s_trailing_look_ahead_is_read_as_consumed(
-    head: str, ahead: str, other: str, first: bool, bare: bool, wrap: str, texts: list[str]
+    head: str, ahead: str, other: str, first: bool, wrap: str, texts: list[str]
 ) -> None:
     """``A|P(?=Q)`` read as ``A|PQ`` (qwen3_coder's close: ``</function>`` where another call
-    follows), and ``A|(?=Q)`` as ``A|Q`` (``bare``: the common close
-    ``</tool_call>|(?=<|im_end|>)``), also in a group around it all, after the compiler's guard
-    or not (deepseek_v4's close):
-    pending only where the regex module reports a partial match at the start."""
-    branches = [f"{'' if bare else head}(?={ahead})", other]
+    follows), also in a group around it all, after the compiler's guard or not (deepseek_v4's
+    close): pending only where the regex module reports a partial match at the start."""
+    branches = [f"{head}(?={ahead})", other]
     pattern = "|".join(branches if first else branches[::-1])
     if wrap:
         pattern = f"{wrap}{pattern})"
@@ -166,19 +159,6 @@ def test_a_branch_s_trailing_look_ahead_is_read() -> None:
         assert read_pending(steps, text) and reported_pending(pattern, text), text
     for text in ["</function>\n</tool_call>", "</function><function=", "</function>x"]:
         assert not read_pending(steps, text), text
-
-
-def test_a_bare_look_ahead_branch_is_read() -> None:
-    """Not vacuous: smollm3's call close, ``</tool_call>|(?=<\\|im_end\\|>)``, is read as
-    pending while either branch may still match from the start, and not once one completes."""
-    pattern = rtc.generated.smollm3._CLOSE_TOOL_CALLS.pattern
-    assert pattern == r"</tool_call>|(?=<\|im_end\|>)" and positions(pattern) is None
-    steps = steps_of(pattern, ahead=True)
-    assert steps is not None
-    for text in ["<", "</tool", "<|im", "<|im_end|"]:
-        assert read_pending(steps, text) and reported_pending(pattern, text), text
-    for text in ["</tool_call>", "<|im_end|>", "<x"]:
-        assert not read_pending(steps, text) and not reported_pending(pattern, text), text
 
 
 def test_a_guarded_group_s_branch_look_ahead_is_read() -> None:

@@ -241,10 +241,9 @@ def positions(pattern: str, ahead: bool = False) -> Positions | None:
     ``PQ`` from the search position that reads the whole text and wants more is one the
     ``regex`` module reads to the end of the text too, in ``P`` or in the look-ahead (a
     look-ahead undecided at the end of the text makes the match partial). The same for each
-    branch of an alternation that ends so, ``A|P(?=Q)`` as ``A|PQ`` (qwen3_coder's close), and
-    a branch that is a look-ahead alone, ``A|(?=Q)`` as ``A|Q``: a match of the alternation is
-    complete where one of some branch is, and a path of one branch that reads the whole text
-    is one the module reads through that branch. Not for
+    branch of an alternation that ends so, ``A|P(?=Q)`` as ``A|PQ`` (qwen3_coder's close): a
+    match of the alternation is complete where one of some branch is, and a path of one
+    branch that reads the whole text is one the module reads through that branch. Not for
     what reads where matches end (lint): the match itself ends before ``Q``."""
     tree = parse(pattern)
     if tree.error is not None or tree.outside is not None or not tree.known:
@@ -269,17 +268,11 @@ def positions(pattern: str, ahead: bool = False) -> Positions | None:
 def _read_on(node: n.Node) -> tuple[n.Node, bool]:
     """``node`` with its trailing positive look-ahead read as consumed, ``P(?=Q)`` as ``PQ``,
     and each branch's where it is an alternation (see :func:`positions`' ``ahead``); and
-    whether one was. A look-ahead alone, ``(?=Q)`` (a branch that matches the empty string
-    where ``Q`` follows), is read as ``Q`` by the same argument, ``P`` empty: a match of it is
-    complete where ``Q`` is, and an attempt that reads the whole text inside ``Q`` is a partial
-    match (the common call close ``</tool_call>|(?=<|im_end|>)``; where ``Q`` itself may match
-    the empty string, so does the pattern read, which has no automaton). A plain or capturing
-    group around it all is read
+    whether one was. A look-ahead alone (no ``P``: a branch that may match the empty string)
+    is left as it is, which has no automaton. A plain or capturing group around it all is read
     through (after the compiler's guard, ``\\s*``-led alternatives come so: deepseek_v4's
     call close, ``GUARD(?:\\s*</…invoke>\\s*(?=<…invoke)|…)``): its body ends where the pattern
     does, and the group only groups (its flags, if any, stay on it)."""
-    if isinstance(node, n.Group) and node.kind == n.AHEAD:
-        return node.body, True
     if isinstance(node, n.Group) and node.kind in (n.GROUP, n.CAPTURE):
         body, changed = _read_on(node.body)
         if changed:
