@@ -149,15 +149,9 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             # simple but for its two core characters, "<" and "[" say, has them in fast[18]):
             # nothing held, no core character, nothing to hold now (the chunk cannot end in
             # the start of a delimiter; most states have no lead character, fast[1] empty):
-            # the chunk is committed whole (as at the end of step, returning here).
-            name = fast[2]
-            if name is None:
-                return [] if events else text
-            self._parts.append(text)
-            if events:
-                return [{"type": "region_chunk", "field": name, "text": text, "dirty": fast[3]}]
-            return text
-        if (
+            # the chunk is committed whole (below).
+            pass
+        elif (
             (kept := fast[17]) is not None
             and len(self._buf) == self._pos
             and self._pos
@@ -172,14 +166,16 @@ def feed_step(events: bool, text_class: type = str) -> Any:
             tail.append(text)
             if len(tail) >= TAIL_CHUNKS:
                 flush(self)
-            name = fast[2]
-            if name is None:
-                return [] if events else text
-            self._parts.append(text)
-            if events:
-                return [{"type": "region_chunk", "field": name, "text": text, "dirty": fast[3]}]
-            return text
-        return other_cases(self, text, fast)
+        else:
+            return other_cases(self, text, fast)
+        # Either case commits the chunk whole (dropped in the null sink, fast[2] None).
+        name = fast[2]
+        if name is None:
+            return [] if events else text
+        self._parts.append(text)
+        if events:
+            return [{"type": "region_chunk", "field": name, "text": text, "dirty": fast[3]}]
+        return text
 
     def other_cases(self: CompiledParser, text: str, fast: tuple[Any, ...]) -> Any:
         # The rest of step, apart: a function's frame is made and cleared slot by slot for
