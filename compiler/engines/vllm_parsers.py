@@ -378,18 +378,19 @@ class RtcParser(Parser):
                 return None
             if len(deltas) == 1:
                 delta = deltas[0]
-                if len(delta) == 1:
-                    text = delta.get(self._plain_key)
-                    if text is not None:
-                        return DeltaMessage(**{self._plain_key: text})
-                    if "content" in delta:
-                        return DeltaMessage(content=delta["content"])
-                    calls = delta.get("tool_calls")
-                    if calls is not None and len(calls) == 1 and "id" not in calls[0]:
-                        # A piece of a call's arguments, the usual delta inside a call: the
-                        # fold of one delta is a copy of it, and without an id there is no
-                        # engine id to give (the general path below gives the same message).
-                        return DeltaMessage(tool_calls=calls)
+                # One piece, sent as the fold of it would be (a copy of it): text under the
+                # key this request shows it as, or content; or a piece of one call's
+                # arguments, which has no id for the engine to replace.
+                if len(delta) == 1 and (
+                    self._plain_key in delta
+                    or "content" in delta
+                    or (
+                        (calls := delta.get("tool_calls")) is not None
+                        and len(calls) == 1
+                        and "id" not in calls[0]
+                    )
+                ):
+                    return _delta_message(delta)
             return _delta_message(self._fold(state.engine_ids(deltas), request))
         self._initialize_history_tool_call_cnt(request)
         if self._prompt_ids is None and prompt_token_ids is not None:
