@@ -22,6 +22,7 @@ import logging
 import os
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -547,3 +548,30 @@ def test_an_argument_piece_is_sent_as_the_general_fold_sends_it(name: str) -> No
                 exclude_unset=True
             )
     assert pieces >= 10, f"{name}: its fixtures stream too few argument pieces"
+
+
+def test_call_ids_are_vllms_random_ones_or_its_own_kind() -> None:
+    """vLLM's random call ids are made by the plugin (of their shape, which vLLM's own are
+    checked to have: a vLLM whose ids look otherwise gets its own ids); ids of another kind,
+    Kimi's ``functions.NAME:N``, still come from vLLM. Either way vLLM's count of the
+    request's calls goes on (Kimi's next id is numbered by it)."""
+    from vllm.renderers.chat_utils.tool_call import make_tool_call_id
+
+    from rtc.compiler.engines.vllm_parsers import RANDOM_ID, RtcParser, _random_ids
+
+    assert RANDOM_ID.fullmatch(make_tool_call_id())  # what the plugin's own ids copy
+    assert _random_ids("random") and not _random_ids("kimi_k2")
+    for id_type, first, second in (
+        ("kimi_k2", "functions.get_weather:3", "functions.get_time:4"),
+        ("random", None, None),
+    ):
+        state = SimpleNamespace(tool_call_id_type=id_type, history_tool_call_cnt=3)
+        parser: Any = SimpleNamespace(_stream_state=state)
+        ids = [RtcParser._new_tool_call_id(parser, n) for n in ("get_weather", "get_time")]
+        assert state.history_tool_call_cnt == 5
+        if first is not None:
+            assert ids == [first, second]
+        else:
+            assert all(RANDOM_ID.fullmatch(i) for i in ids) and ids[0] != ids[1]
+    made = {RtcParser._new_tool_call_id(parser, "f") for _ in range(10_000)}
+    assert len(made) == 10_000

@@ -9,7 +9,8 @@ builds them beside the parser (and alone, to ask where reasoning ends), and
 ``vllm_plugin.compose`` turns a pair of them into an :class:`RtcParser` subclass.
 
 What a request gets: tool calls with the ids vLLM's own parsers give (``make_tool_call_id``, so
-Kimi's ``functions.NAME:N`` where vLLM uses them); ``finish_reason`` and indexes as vLLM's serving
+Kimi's ``functions.NAME:N`` where vLLM uses them; its random ones are made here, of the same
+shape, at less cost); ``finish_reason`` and indexes as vLLM's serving
 layer sets them; special tokens kept in the decoded text when the template's delimiters are
 special tokens of the served tokenizer (``skip_special_tokens=False``); a generation that reached
 its token limit ends as ``DeltaStream.finish("length")`` (a call cut off there is not a call).
@@ -18,6 +19,8 @@ Nothing of one request is shared with another but the module and the tokenizer.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, ClassVar
@@ -261,6 +264,28 @@ class RtcToolParser(_Named, ToolParser):
         raise NotImplementedError("rtc parses the stream in RtcParser (--tool-call-parser rtc)")
 
 
+RANDOM_ID = re.compile("chatcmpl-tool-[0-9a-f]{16}")
+"""The shape of vLLM's random call ids (0.33.0: 64 bits of a ``uuid4``, in hexadecimal)."""
+
+
+@cache
+def _random_ids(id_type: str) -> bool:
+    """Whether vLLM's call ids of ``id_type`` are random ones of :data:`RANDOM_ID`'s shape,
+    which :func:`_random_id` then makes instead (asked once per type, of two ids that must
+    differ: an id made of the call's name or index, Kimi's ``functions.NAME:N``, is not)."""
+    ids = [make_tool_call_id(id_type=id_type, func_name="f", idx=0) for _ in range(2)]
+    return ids[0] != ids[1] and all(RANDOM_ID.fullmatch(i) for i in ids)
+
+
+def _random_id() -> str:
+    """A random call id of vLLM's shape. ``make_tool_call_id`` builds a ``UUID`` object for
+    each (measured in the serving path: about 30 µs of a call's first chunk, most of it the
+    cold ``uuid`` code; this, under 1 µs). From ``os.urandom``, as ``uuid4`` takes its bits:
+    not the ``random`` module, which a server may seed (identically seeded servers would
+    repeat their ids)."""
+    return "chatcmpl-tool-" + os.urandom(8).hex()
+
+
 def _delta_message(delta: dict[str, Any]) -> DeltaMessage | None:
     """``delta`` as vLLM's message, validated in one call (its calls given as dicts: a model
     given to another model is validated again, and vLLM's check for extra fields runs at each
@@ -430,11 +455,13 @@ class RtcParser(Parser):
 
     def _new_tool_call_id(self, name: str) -> str:
         stream_state = self._stream_state
-        tool_call_id = make_tool_call_id(
-            id_type=stream_state.tool_call_id_type,
-            func_name=name,
-            idx=stream_state.history_tool_call_cnt,
-        )
+        id_type = stream_state.tool_call_id_type
+        if _random_ids(id_type):
+            tool_call_id = _random_id()
+        else:
+            tool_call_id = make_tool_call_id(
+                id_type=id_type, func_name=name, idx=stream_state.history_tool_call_cnt
+            )
         stream_state.history_tool_call_cnt += 1
         return tool_call_id
 
