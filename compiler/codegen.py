@@ -73,6 +73,14 @@ def _may_match(needs: tuple[str, str]) -> str:
 _ENV.filters["may_match"] = _may_match
 
 
+def _none_from_pos(chars: str) -> str:
+    """The test of ``State.skip``: none of ``chars`` from ``pos`` on."""
+    return " and ".join(f"buf.find({c!r}, pos) < 0" for c in chars)
+
+
+_ENV.filters["none_from_pos"] = _none_from_pos
+
+
 def _fast_pending(pending: tuple[tuple[str, bool], ...]) -> str:
     r"""``Fast.pending``: (the literal constant or list constant, led by \s*) per watch."""
     return _pytuple(f"({name}, {led})" for name, led in pending)

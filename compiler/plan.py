@@ -218,6 +218,9 @@ class State:
     growing: tuple[Growing, ...] = ()
     # The watches in the order the streaming scanner searches them (lowering.states.streamed).
     streamed: tuple[Watch, ...] = ()
+    # The characters one of which every watch needs from the search position on to match,
+    # completely or in part (lowering.states.scan_skip); "": the scanner always searches.
+    skip: str = ""
 
 
 class ContentKind(enum.Enum):

@@ -136,6 +136,10 @@ def _finish_content(body: str, captures: dict[str, str]) -> Any:
 # Outside explicit regions: the implicit field 'content'.
 def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, int, Any]:
     n = len(buf)
+    if not memo and buf.find("<", pos) < 0:
+        # Nothing to hold or commit: every delimiter here needs one of '<' from pos on, to
+        # match completely or in part (rtc.compiler.lowering.states.scan_skip).
+        return n, -1, -1, -1, None
     hold = n
     start = end = target = rank = -1
     found = None

@@ -137,6 +137,10 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     n = len(buf)
     if pos == n:
         return n, -1, -1, -1, None  # every delimiter here needs at least one more character
+    if not memo and buf.find("<", pos) < 0:
+        # Nothing to hold or commit: every delimiter here needs one of '<' from pos on, to
+        # match completely or in part (rtc.compiler.lowering.states.scan_skip).
+        return n, -1, -1, -1, None
     hold = n
     start = end = target = rank = -1
     found = None

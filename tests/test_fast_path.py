@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import regex
+from engine_models import fixture_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import canon
@@ -30,6 +31,7 @@ from rtc.compiler.codegen import build_plan, render
 from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.compiler.regex_syntax import parse
 from rtc.compiler.regex_syntax.literal import literal_runs
+from rtc.runtime.ahead import NO_MEMO
 from rtc.runtime.fast_path import Fast
 from rtc.runtime.fast_tuple import region_tuple
 from rtc.runtime.matching import SPACE_CHARS, SPACE_STR, Starts, starts_hold
@@ -431,12 +433,18 @@ def test_lazy_leads_keep_the_general_path(pattern: str) -> None:
 
 
 def unskipped(template: dict[str, Any]) -> types.ModuleType:
-    """``template``'s module with every partial-mode search made, none skipped."""
+    """``template``'s module with every partial-mode search made, none skipped (neither one
+    pattern's, ``Watch.needs``, nor a whole state's, ``State.skip``)."""
     plan = build_plan(copy.deepcopy(template))
     plan = replace(
         plan,
         states=[
-            replace(s, watches=tuple(replace(w, needs=None) for w in s.watches))
+            replace(
+                s,
+                watches=tuple(replace(w, needs=None) for w in s.watches),
+                streamed=tuple(replace(w, needs=None) for w in s.streamed),
+                skip="",
+            )
             for s in plan.states
         ],
     )
@@ -477,6 +485,55 @@ def test_random_templates_stream_alike_with_every_search_made(data: st.DataObjec
     chunks = data.draw(prose_and_pieces(plan), label="chunks")
     parser = module.ResponseParser
     assert run(parser, "", chunks) == run(unskipped(plan.template).ResponseParser, "", chunks)
+
+
+def _scans_alike(module: types.ModuleType, searching: types.ModuleType, text: str) -> int:
+    """Every streaming scanner of ``module`` and of ``searching`` (the same without skipped
+    searches) gives the same answer on ``text`` from every position (short spans: no memo);
+    returns how many of the answers were a state's skip (``State.skip``)."""
+    skips = {f"_scan_{s.suffix}": s.skip for s in build_plan(copy.deepcopy(module.TEMPLATE)).states}
+    skipped = 0
+    for mine, theirs in zip(
+        module.ResponseParser._scan, searching.ResponseParser._scan, strict=True
+    ):
+        skip = skips[mine.__name__]
+        for pos in range(len(text) + 1):
+            got = mine(text, pos, NO_MEMO)
+            want = theirs(text, pos, NO_MEMO)
+            assert got[:4] == want[:4] and (got[4] is None) == (want[4] is None), (text, pos)
+            if got[4] is not None:
+                assert got[4].span() == want[4].span()
+            skipped += bool(skip) and pos < len(text) and not set(skip) & set(text[pos:])
+    return skipped
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_skipped_scan_answers_as_the_searches_would(data: st.DataObject) -> None:
+    """A state's scanner returns at once where none of the characters every delimiter of the
+    state needs occurs from the search position on (``lowering.states.scan_skip``): the same
+    answer as its searches give, for random templates, on their own text and prose."""
+    plan = data.draw(template_plans(), label="plan")
+    try:
+        module = load(copy.deepcopy(plan.template))
+    except (ValueError, TypeError):
+        return
+    text = "".join(data.draw(prose_and_pieces(plan), label="chunks"))[:200]
+    _scans_alike(module, unskipped(plan.template), text)
+
+
+@pytest.mark.parametrize(
+    "name", ["glm4_moe", "gemma4", "kimi_k2", "mistral", "llama3", "minimax_m2"]
+)
+def test_catalogue_scans_skip_where_nothing_can_match(name: str) -> None:
+    """The catalogue's scanners with their states' skips and without: the same answers from
+    every position of its fixtures' texts, and some answers come from a skip (not vacuous)."""
+    module = rtc.generated.get(name)
+    searching = unskipped(module.TEMPLATE)
+    skipped = 0
+    for row in fixture_cases(name)[:6]:
+        skipped += _scans_alike(module, searching, row["prompt"][-60:] + row["text"][:400])
+    assert skipped > 0, name
 
 
 @pytest.mark.parametrize("name", FAMILIES)

@@ -20,7 +20,7 @@ from ..model import Delimiter, Template
 from ..plan import CLOSE, Combined, Fast, Shape, State, Watch
 from ..regex_syntax import context_bound, min_length, parse
 from ..regex_syntax.literal import leading_literals
-from .delimiters import Facts, unguarded_starts, watch
+from .delimiters import MAX_SKIP_CORE, Facts, unguarded_starts, watch
 from .namespace import Namespace, identifier
 
 # Cheapest first, as a candidate found early bounds the searches after it: single literals,
@@ -152,8 +152,43 @@ def _state(
         combined=_combined(ns, suffix, watches),
         growing=tuple(g for w in watches for g in w.growing),
         streamed=streamed(watches),
+        skip=scan_skip(watches),
     )
     return state, memo
+
+
+def scan_skip(watches: list[Watch]) -> str:
+    r"""The characters (sorted) one of which a state's streaming scanner needs in the text from
+    the search position on to find anything: "" where it always searches.
+
+    A literal's complete match begins with its first character, and so does a partial one (a
+    proper prefix of it at the end of the text, ``matching.literal_tail``): where the text
+    from the search position holds none of a literal's (or a literal list's) first characters,
+    the scanner finds neither, and holds nothing for it. A pattern's search is skipped where
+    none of its core characters occurs and no lead character ends the text
+    (``delimiters.skippable``); with no lead characters, the same test. So where every watch
+    of the state is one of those and no character of the union occurs, the scanner's answer
+    is known: nothing to hold (``hold`` is the end of the text) and no candidate; it returns
+    that at once, before any search. Not where a watch matches the empty string at the end
+    (``R|$``), reads back over whitespace (``\s*REST``), has lead characters or another shape,
+    nor for more than four characters (one ``str.find`` each)."""
+    chars: set[str] = set()
+    for w in watches:
+        if w.end or w.back_over_ws:
+            return ""
+        if w.literal is not None and w.shape in _LITERAL_SHAPES and w.literal.text:
+            chars.add(w.literal.text[0])
+        elif w.literals is not None and w.shape is Shape.LITERALS and all(w.literals.texts):
+            chars.update(text[0] for text in w.literals.texts)
+        elif w.shape is Shape.REGEX and w.needs is not None and not w.needs[1]:
+            chars.update(w.needs[0])
+        else:
+            return ""
+    return "".join(sorted(chars)) if len(chars) <= MAX_SKIP_CORE else ""
+
+
+_LITERAL_SHAPES = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES)
+"""The shapes found by ``str.find`` of one literal and held by ``literal_tail`` of it."""
 
 
 def streamed(watches: list[Watch]) -> tuple[Watch, ...]:
