@@ -180,7 +180,7 @@ def scan_skip(watches: list[Watch]) -> str:
             chars.add(w.literal.text[0])
         elif w.literals is not None and w.shape is Shape.LITERALS and all(w.literals.texts):
             chars.update(text[0] for text in w.literals.texts)
-        elif w.shape is Shape.REGEX and w.needs is not None and not w.needs[1]:
+        elif w.shape is Shape.REGEX and w.needs is not None and w.needs[0] and not w.needs[1]:
             chars.update(w.needs[0])
         else:
             return ""
