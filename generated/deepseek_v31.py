@@ -177,12 +177,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     start = end = target = rank = -1
     found = None
     # open 'tool_calls': pattern '(?:<\uff5ctool\u2581calls\u2581begin\uff5c>\\s*)?<\uff5ctool\u2581call\u2581begin\uff5c>\\s*(?P<name>[...'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
+    m = search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:

@@ -181,12 +181,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     start = end = target = rank = -1
     found = None
     # close 'content': pattern '(?:<end_of_turn>|<start_function_response>)\\s*'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 0, _CLOSE_CONTENT, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
+    m = search_ahead(memo, 0, _CLOSE_CONTENT, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -197,12 +192,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         else:
             start, end, target, found, rank = i, j, -2, None, 1
     # open 'tool_calls': pattern '<start_function_call>call:(?P<name>[^{<\\s]+)\\{'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 1, _OPEN_TOOL_CALLS, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
+    m = search_ahead(memo, 1, _OPEN_TOOL_CALLS, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:

@@ -171,12 +171,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': pattern '<\\|channel>(?:thought(?:\\n|(?=<))|(?=[^t]|t(?:[^h]|h(?:[^o]|...'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 1, _OPEN_REASONING_CONTENT, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
+    m = search_ahead(memo, 1, _OPEN_REASONING_CONTENT, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:
@@ -187,12 +182,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         else:
             start, end, target, found, rank = i, j, 0, None, 0
     # open 'tool_calls': pattern '<\\|tool_call>call:(?P<name>[\\w.:\\-]+)(?=[^<]*(?:<(?!\\|tool_c...'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
+    m = search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:

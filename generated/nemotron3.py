@@ -188,12 +188,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     start = end = target = rank = -1
     found = None
     # open 'tool_calls': pattern '(?:<tool_call>\\s*)?<function=(?P<name>[\\w.:\\-]+)>'
-    # Searched only where it may match: '<' from pos on (else it has no match, complete or partial: rtc.compiler.lowering.delimiters.skippable)
-    m = (
-        search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
-        if memo or buf.find("<", pos) >= 0
-        else None
-    )
+    m = search_ahead(memo, 2, _OPEN_TOOL_CALLS, buf, pos, True)
     if m is not None:
         i, j = m.span()
         if m.partial or j == n:

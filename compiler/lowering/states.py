@@ -142,6 +142,15 @@ def _state(
             )
         if dropped:
             fast = replace(fast, drops=True, why=fast.why + "; consumed text is not kept here")
+    skip = scan_skip(watches)
+    if skip and len(watches) > 1:
+        # (The streaming scanner of several watches tests the skip first, short spans only, as
+        # a pattern's own guard is: where the guard's characters are the skip's, it would test
+        # them again, and always pass. Under a memo neither tests.)
+        watches = [
+            replace(w, needs=None) if w.needs is not None and w.needs[0] == skip else w
+            for w in watches
+        ]
     state = State(
         suffix=suffix,
         doc=doc,
@@ -152,7 +161,7 @@ def _state(
         combined=_combined(ns, suffix, watches),
         growing=tuple(g for w in watches for g in w.growing),
         streamed=streamed(watches),
-        skip=scan_skip(watches),
+        skip=skip,
     )
     return state, memo
 
