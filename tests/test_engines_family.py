@@ -243,8 +243,48 @@ def test_a_request_uses_the_engine_ids_and_counts_its_tokens() -> None:
     assert request.cut_by_length()
 
 
+def test_a_request_computes_its_limit_only_where_it_decides() -> None:
+    """The engine's token limit may be given as a function: not called where the last token
+    stops the generation (the limit cannot make it ``length`` then), called once otherwise."""
+    module = generated.get("qwen3")
+    asked: list[int] = []
+
+    def limit() -> int:
+        asked.append(1)
+        return 2
+
+    for last, cut, calls in ((3, False, 0), (8, True, 1)):
+        asked.clear()
+        request = Request(module, "", [], lambda name: "x", log_name="test")
+        request.limit, request.stop_ids = limit, frozenset({3})
+        request.feed("abc", [7, last])
+        assert request.cut_by_length() is cut and request.cut_by_length() is cut
+        assert len(asked) == calls
+    request = Request(module, "", [], lambda name: "x", log_name="test")
+    request.limit = lambda: None  # unknown: never length
+    request.feed("abc", [7, 8])
+    assert not request.cut_by_length()
+
+
 def test_reasoning_open_after_a_prompt() -> None:
     qwen3 = generated.get("qwen3")
     assert reasoning_open_after(qwen3, "<|im_start|>assistant\n<think>\n")
     assert not reasoning_open_after(qwen3, "<|im_start|>assistant\n")
     assert not reasoning_open_after(generated.get("xlam"), "")
+
+
+def test_a_parser_at_the_floor_ranks_above_every_other() -> None:
+    """vllm_compare's ratio of two times per token less the floor: where rtc's is not above the
+    floor's (noise makes it 0.00 or -0.02 µs on a family whose tokens it returns as they
+    come), the quotient is not a figure (negative, it would rank lowest of all): infinite."""
+    from rtc.compiler.engines.vllm_compare import _over, _summary, _times
+
+    assert _over(6.0, 1.5) == 4.0
+    assert _over(6.0, 0.0) == _over(6.0, -0.02) == float("inf")
+    assert _times(_over(6.0, -0.02)) == "at the floor" and _times(4.0) == "4.0x"
+    results = [
+        {"ratio": {"hf": ratio}, "raw_ratio": {"hf": 2.0}}
+        for ratio in (4.6, _over(5.5, -0.02), 5.2)
+    ]
+    assert "median 5.2x, lowest 4.6x" in _summary(results)
+    assert "median at the floor" in _summary(results[1:] + results[1:2])

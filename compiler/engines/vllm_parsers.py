@@ -449,7 +449,8 @@ class RtcParser(Parser):
             self._new_tool_call_id,
             log_name=f"rtc ({self._module.__name__}, {getattr(request, 'request_id', 'request')})",
         )
-        state.limit = self._token_limit(request)
+        prompt_length = None if self._prompt_ids is None else len(self._prompt_ids)
+        state.limit = lambda: self._token_limit(request, prompt_length)
         state.stop_ids = self._stop_ids(request)
         return state
 
@@ -465,11 +466,12 @@ class RtcParser(Parser):
         stream_state.history_tool_call_cnt += 1
         return tool_call_id
 
-    def _token_limit(self, request: Any) -> int | None:
+    def _token_limit(self, request: Any, prompt_length: int | None) -> int | None:
         """The output tokens vLLM's serving layer allows this request (as it computes them), or
-        ``None`` when the prompt or the model's configuration is unknown."""
+        ``None`` when the prompt (``prompt_length`` tokens) or the model's configuration is
+        unknown."""
         model = _model(self.model_tokenizer, self._model_config)
-        if model.max_model_len is None or self._prompt_ids is None:
+        if model.max_model_len is None or prompt_length is None:
             return None
         # Read from a pydantic request's field values: its deprecated ``max_tokens`` attribute
         # warns when read (a warning, and its cost, per request).
@@ -486,7 +488,7 @@ class RtcParser(Parser):
             return get_max_tokens(
                 model.max_model_len,
                 requested,
-                len(self._prompt_ids),
+                prompt_length,
                 model.defaults,
                 model.override,
                 truncate_prompt_tokens=getattr(request, "truncate_prompt_tokens", None),
