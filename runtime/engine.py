@@ -189,12 +189,16 @@ def _derive(cls: Any) -> None:
         dirty = (False, *cls._dirty)
         # Whether consumed text is kept (the patterns look behind): see region_tuple.
         keep = cls._context != 0
-        cls.feed = feed_step(events=True)
-        cls.feed_text = feed_step(events=False)
         cls._region_fast = tuple(
             None if f is None else region_tuple(f, names[i], dirty[i], keep)
             for i, f in enumerate(cls._fasts)
         )
+        # The simple variant of feed() where every named region's state is simple and has no
+        # lead characters (see feed_step).
+        simple = all(f is None or f[2] is None or f[21] or f[22] for f in cls._region_fast)
+        cls._simple_feed = simple
+        cls.feed = feed_step(events=True, simple=simple)
+        cls.feed_text = feed_step(events=False, simple=simple)
         # Per region: whether its state drops consumed text the parser keeps elsewhere.
         cls._drops = tuple(keep and f is not None and f.drops for f in cls._fasts)
 
@@ -215,6 +219,7 @@ class CompiledParser:
     _eos: ClassVar[tuple[Eos, ...]]
     _fasts: ClassVar[tuple[Fast | None, ...]]
     _region_fast: ClassVar[tuple[tuple[Any, ...] | None, ...]]
+    _simple_feed: ClassVar[bool] = False  # feed() is feed_step's simple variant (see _derive)
     _drops: ClassVar[tuple[bool, ...]]  # per region: its state drops consumed text (Fast.drops)
     # Per region: checks of held matches growing through whitespace (growing.grows_held).
     _grows: ClassVar[tuple[tuple[Growing, ...], ...]] = ()

@@ -64,6 +64,11 @@ def region_tuple(f: Fast, name: str | None, dirty: bool, keep: bool) -> tuple[An
         pair,
         f.steps if f.patterns else (),
         f.lead,
+        # (For feed_step's simple variant, which a class gets where every named region's state
+        # is like this: the core character, or the pair, of a simple state without lead
+        # characters whose region is named; "" and () elsewhere.)
+        f.core if simple and not f.lead and name is not None else "",
+        pair if not f.lead and name is not None else (),
     )
 
 

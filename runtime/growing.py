@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .ahead import NO_MEMO
 from .matching import SPACE_STR
 from .pending import MAX_HELD, read_on
 
@@ -249,3 +250,17 @@ def continues_pending(
     p._clean = False
     p._growing = unread(p)
     return True
+
+
+def holds_at_pos(p: CompiledParser, text: str) -> bool:
+    """Whether, once ``text`` joins ``p``'s buffer, the state's scanner holds everything from
+    the search position and finds nothing to commit (``Fast.patterns``): then the general path
+    would route and commit nothing (``engine._routed``), and the chunk only joins the held
+    text. The scanner is the one the general path runs, on the same buffer and position."""
+    pos = p._pos
+    buf = p._buf + text
+    found = p._scan[p.region + 1](buf, pos, NO_MEMO)
+    if found[3] == -1 and found[0] == pos:
+        return True
+    p._scanned = (buf, pos, p.region, found)  # the general path's scan (see engine._feed)
+    return False

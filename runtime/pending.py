@@ -2,7 +2,7 @@
 
 While a delimiter's match is pending from the search position (a call's opening written up to
 its name), the fast path asked the state's scanner at every chunk whether it still is
-(``fast_path.holds_at_pos``): a partial-mode search by the ``regex`` module over the held text,
+(``growing.holds_at_pos``): a partial-mode search by the ``regex`` module over the held text,
 several microseconds a token. :class:`Steps` reads each chunk once instead, with the pattern's
 position automaton (``rtc.compiler.regex_syntax.positions``), made deterministic as it goes.
 

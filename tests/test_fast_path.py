@@ -32,7 +32,7 @@ from rtc.compiler.lowering.delimiters import pattern_facts
 from rtc.compiler.regex_syntax import parse
 from rtc.compiler.regex_syntax.literal import literal_runs
 from rtc.runtime.ahead import NO_MEMO
-from rtc.runtime.fast_path import Fast
+from rtc.runtime.fast_path import Fast, feed_step
 from rtc.runtime.fast_tuple import region_tuple
 from rtc.runtime.matching import SPACE_CHARS, SPACE_STR, Starts, starts_hold
 
@@ -127,7 +127,67 @@ def test_random_templates_fast_and_general_agree(data: st.DataObject) -> None:
     assert run(parser, "", chunks) == run(without_fast_path(parser), "", chunks)
 
 
+def with_variant(parser: type[Any], simple: bool) -> type[Any]:
+    """The parser with feed_step's simple variant (``simple``) or its plain step, whatever
+    the class would get (the simple variant is exact in every state: it commits only where
+    items 21 and 22 of the state's tuple say the plain step would)."""
+    return type(
+        ("Simple" if simple else "Plain") + parser.__name__,
+        (parser,),
+        {
+            "__slots__": (),
+            "feed": feed_step(events=True, simple=simple),
+            "feed_text": feed_step(events=False, simple=simple),
+        },
+    )
+
+
+def run_text(parser: type[Any], prefix: str, chunks: list[str]) -> list[Any]:
+    """What ``feed_text`` returns for each chunk (``feed_declined``'s events where it declines),
+    then the message."""
+    seen: list[Any] = []
+    try:
+        p = parser(prefix)
+        for chunk in chunks:
+            text = p.feed_text(chunk)
+            seen.append(text if text is not None else ("declined", canon(p.feed_declined(chunk))))
+        seen.append(canon(p.finalize()))
+    except Exception as exc:  # the exception type is the observable
+        seen.append(("raises", type(exc).__name__))
+    return seen
+
+
+@SETTINGS
+@given(data=st.data())
+def test_random_templates_simple_variant_and_plain_step_agree(data: st.DataObject) -> None:
+    plan = data.draw(template_plans(), label="plan")
+    try:
+        module = load(copy.deepcopy(plan.template))
+    except (ValueError, TypeError):
+        return
+    chunks = data.draw(prose_and_pieces(plan), label="chunks")
+    simple, plain = (with_variant(module.ResponseParser, x) for x in (True, False))
+    assert run(simple, "", chunks) == run(plain, "", chunks)
+    assert run_text(simple, "", chunks) == run_text(plain, "", chunks)
+
+
 FAMILIES = rtc.generated.names()
+
+
+@pytest.mark.parametrize("name", ["glm4_moe", "gemma4", "qwen3", "qwen3_5", "apertus", "ernie"])
+def test_the_simple_variant_where_every_named_state_is_simple(name: str) -> None:
+    """feed_step's simple variant for the classes whose every named region's state is simple
+    and without lead characters (glm4_moe, gemma4); not where some state has lead characters
+    (qwen3 and qwen3_5's content, before \\s*<tool_call>) or keeps consumed text (apertus,
+    ernie), whose every chunk would pay for its first test."""
+    module = rtc.generated.get(name)
+    parser = module.ResponseParser
+    simple = name in ("glm4_moe", "gemma4")
+    assert (parser.feed.__code__.co_name == "simple_step") is simple
+    assert (parser.feed_text.__code__.co_name == "simple_step") is simple
+    for chunks in catalogue_chunkings(module.TEMPLATE, 2, 5, ("\n ",)):
+        other = with_variant(parser, not simple)
+        assert run_text(parser, "", chunks) == run_text(other, "", chunks)
 
 
 def catalogue_chunkings(
@@ -169,6 +229,13 @@ def test_pairs_only_where_the_state_is_simple_but_for_its_core() -> None:
     assert region_tuple(two._replace(late=True), "content", False, False)[18] == ()
     assert region_tuple(Fast("<", "", False, False), None, False, False)[18] == ()
     assert region_tuple(Fast(frozenset("<[{"), "", False, False), None, False, False)[18] == ()
+    # Items 21 and 22, what the simple variant of feed() tests: the same, in a named region
+    # without lead characters.
+    assert region_tuple(two, "content", False, False)[21:23] == ("", ("<", "["))
+    assert region_tuple(Fast("<", "", False, False), "content", False, False)[21:23] == ("<", ())
+    assert region_tuple(Fast("<", "", False, False), None, False, False)[21:23] == ("", ())
+    assert region_tuple(Fast("<", " ", True, False), "content", False, False)[21:23] == ("", ())
+    assert region_tuple(Fast("<", "", False, False), "content", False, True)[21:23] == ("", ())
 
 
 @pytest.mark.parametrize("lead", ["", "\n", SPACE_STR, "\t\n\u3000"])

@@ -385,10 +385,11 @@ def counting_module(template: dict[str, Any]) -> types.ModuleType:
     exec(compile(render(plan), module.__file__, "exec"), module.__dict__)
     for key, value in list(vars(module).items()):
         setattr(module, key, _counting(value))
-    # The fast path takes text of one class exactly: here the counted one, as str in production.
+    # The fast path takes text of one class exactly: here the counted one, as str in production
+    # (and the variant production's class has: see feed_step).
     parser = module.ResponseParser
-    parser.feed = feed_step(events=True, text_class=CountedText)
-    parser.feed_text = feed_step(events=False, text_class=CountedText)
+    parser.feed = feed_step(events=True, text_class=CountedText, simple=parser._simple_feed)
+    parser.feed_text = feed_step(events=False, text_class=CountedText, simple=parser._simple_feed)
     return module
 
 
