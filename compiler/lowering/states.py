@@ -253,6 +253,8 @@ def _import_ahead(ns: Namespace, watches: list[Watch]) -> None:
             continue
         if w.shape is Shape.LITERALS:
             ns.imports.add("ahead", "any_ahead")
+        elif w.shape is Shape.LOOKAHEAD:
+            ns.imports.add("ahead", "find_rare_ahead")
         elif w.literal is not None:
             ns.imports.add("ahead", "find_ahead")
         elif w.remembered:
