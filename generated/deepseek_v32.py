@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead, search_ahead
+from rtc.runtime.ahead import any_ahead, find_rare_ahead, search_ahead
 from rtc.runtime.content import json_with, missing_key
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
@@ -228,7 +228,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         else:
             start, end, target, found, rank = i, j, 1, m, 1
     # open 'reasoning_content': literal '<think>'
-    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
+    i = find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         if target == -1 or (i, i - j, 0) < (start, start - end, rank):

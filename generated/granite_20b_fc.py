@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, find_rare_ahead, search_ahead
+from rtc.runtime.ahead import find_rare_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail, match_spaces
@@ -134,7 +134,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         else:
             start, end, target, found, rank = i, j, -2, None, 1
     # open 'tool_calls': pattern '<function_call>\\s*'
-    i = find_ahead(memo, 0, buf, _OPEN_TOOL_CALLS, pos)
+    i = find_rare_ahead(memo, 0, buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         if j < n and buf[j].isspace():

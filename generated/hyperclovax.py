@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, find_rare_ahead, search_ahead
+from rtc.runtime.ahead import find_rare_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, SPACE_STR, literal_tail
@@ -180,7 +180,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         elif target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, -2, None, 2
     # open 'reasoning_content': literal '/think\n'
-    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
+    i = find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         if target == -1 or (i, i - j, 0) < (start, start - end, rank):

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead
+from rtc.runtime.ahead import any_ahead, find_rare_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import (
@@ -152,7 +152,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '<longcat_think>'
-    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
+    i = find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -161,7 +161,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '<longcat_tool_call>\\s*'
-    i = find_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos)
+    i = find_rare_ahead(memo, 1, buf, _OPEN_TOOL_CALLS, pos, n, _OPEN_TOOL_CALLS_RARE)
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_LEN
         if j < n and buf[j].isspace():

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, find_rare_ahead, search_ahead
+from rtc.runtime.ahead import find_rare_ahead, search_ahead
 from rtc.runtime.content import json_or_text
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
@@ -214,7 +214,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         elif target == -1 or (i, i - j, 2) < (start, start - end, rank):
             start, end, target, found, rank = i, j, 2, m, 2
     # open 'think_end': literal '[/THINK]'
-    i = find_ahead(memo, 0, buf, _OPEN_THINK_END, pos)
+    i = find_rare_ahead(memo, 0, buf, _OPEN_THINK_END, pos, n, _OPEN_THINK_END_RARE)
     if i >= 0:
         j = i + _OPEN_THINK_END_LEN
         if target == -1 or (i, i - j, 0) < (start, start - end, rank):
@@ -224,7 +224,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if i < hold:
             hold = i
     # close 'content': literal '</s>'
-    i = find_ahead(memo, 1, buf, _CLOSE_CONTENT, pos)
+    i = find_rare_ahead(memo, 1, buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
     if i >= 0:
         j = i + _CLOSE_CONTENT_LEN
         if target == -1 or (i, i - j, 3) < (start, start - end, rank):

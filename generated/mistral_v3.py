@@ -16,7 +16,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, find_rare_ahead, search_ahead
+from rtc.runtime.ahead import find_rare_ahead, search_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail
@@ -142,7 +142,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         else:
             start, end, target, found, rank = i, j, 0, m, 0
     # close 'content': literal '</s>'
-    i = find_ahead(memo, 0, buf, _CLOSE_CONTENT, pos)
+    i = find_rare_ahead(memo, 0, buf, _CLOSE_CONTENT, pos, n, _CLOSE_CONTENT_RARE)
     if i >= 0:
         j = i + _CLOSE_CONTENT_LEN
         if target == -1 or (i, i - j, 1) < (start, start - end, rank):

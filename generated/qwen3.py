@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import any_ahead, find_ahead, find_rare_ahead
+from rtc.runtime.ahead import any_ahead, find_rare_ahead
 from rtc.runtime.content import json_value
 from rtc.runtime.engine import CompiledParser, Fast
 from rtc.runtime.matching import (
@@ -132,7 +132,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     start = end = target = rank = -1
     found = None
     # open 'reasoning_content': literal '<think>'
-    i = find_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos)
+    i = find_rare_ahead(memo, 0, buf, _OPEN_REASONING_CONTENT, pos, n, _OPEN_REASONING_CONTENT_RARE)
     if i >= 0:
         j = i + _OPEN_REASONING_CONTENT_LEN
         start, end, target, found, rank = i, j, 0, None, 0
@@ -141,7 +141,9 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if i < hold:
             hold = i
     # open 'tool_calls': pattern '\\s*<tool_call>'
-    i = find_ahead(memo, 1, buf, _OPEN_TOOL_CALLS_AFTER_WS, pos)
+    i = find_rare_ahead(
+        memo, 1, buf, _OPEN_TOOL_CALLS_AFTER_WS, pos, n, _OPEN_TOOL_CALLS_AFTER_WS_RARE
+    )
     if i >= 0:
         j = i + _OPEN_TOOL_CALLS_AFTER_WS_LEN
         while i > pos and buf[i - 1] in SPACE_CHARS:

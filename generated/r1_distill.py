@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from rtc.runtime import require_api
-from rtc.runtime.ahead import find_ahead, find_rare_ahead
+from rtc.runtime.ahead import find_rare_ahead
 from rtc.runtime.engine import CompiledParser, Fast, Growing
 from rtc.runtime.matching import LONG_SPAN, literal_tail, match_spaces, one_search
 from rtc.runtime.openai import OpenAIDeltaStream
@@ -130,7 +130,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
     start = end = target = rank = -1
     found = None
     # open 'content': pattern '</think>\\s*'
-    i = find_ahead(memo, 0, buf, _OPEN_CONTENT, pos)
+    i = find_rare_ahead(memo, 0, buf, _OPEN_CONTENT, pos, n, _OPEN_CONTENT_RARE)
     if i >= 0:
         j = i + _OPEN_CONTENT_LEN
         if j < n and buf[j].isspace():
@@ -145,7 +145,7 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if i < hold:
             hold = i
     # open 'think_start': literal '<think>'
-    i = find_ahead(memo, 1, buf, _OPEN_THINK_START, pos)
+    i = find_rare_ahead(memo, 1, buf, _OPEN_THINK_START, pos, n, _OPEN_THINK_START_RARE)
     if i >= 0:
         j = i + _OPEN_THINK_START_LEN
         if target == -1 or (i, i - j, 1) < (start, start - end, rank):
@@ -155,7 +155,9 @@ def _scan_outside(buf: str, pos: int, memo: list[Any]) -> tuple[int, int, int, i
         if i < hold:
             hold = i
     # close 'reasoning_content': literal '<\uff5cend\u2581of\u2581sentence\uff5c>'
-    i = find_ahead(memo, 2, buf, _CLOSE_REASONING_CONTENT, pos)
+    i = find_rare_ahead(
+        memo, 2, buf, _CLOSE_REASONING_CONTENT, pos, n, _CLOSE_REASONING_CONTENT_RARE
+    )
     if i >= 0:
         j = i + _CLOSE_REASONING_CONTENT_LEN
         if target == -1 or (i, i - j, 2) < (start, start - end, rank):

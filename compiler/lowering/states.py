@@ -35,7 +35,9 @@ _ORDER = {
     Shape.LOOKAHEAD: 2,
     Shape.REGEX: 2,
 }
-_LONG_TEXT = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES)
+# The shapes found by str.find of one literal (over long text by its rarest character) and held
+# by literal_tail of it.
+_ONE_LITERAL = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES)
 _PARTIAL_SEARCHED = (Shape.REGEX, Shape.REGEX_LITERALS)  # by the regex module in partial mode
 
 
@@ -157,7 +159,7 @@ def _state(
         watches=tuple(watches),
         fast=fast,
         empty_at_end=bool(watches) and not jumpy and not any(w.can_be_empty for w in watches),
-        long_text=any(w.shape in _LONG_TEXT for w in watches),
+        long_text=any(w.shape in _ONE_LITERAL for w in watches),
         combined=_combined(ns, suffix, watches),
         growing=tuple(g for w in watches for g in w.growing),
         streamed=streamed(watches),
@@ -185,7 +187,7 @@ def scan_skip(watches: list[Watch]) -> str:
     for w in watches:
         if w.end or w.back_over_ws:
             return ""
-        if w.literal is not None and w.shape in _LITERAL_SHAPES and w.literal.text:
+        if w.literal is not None and w.shape in _ONE_LITERAL and w.literal.text:
             chars.add(w.literal.text[0])
         elif w.literals is not None and w.shape is Shape.LITERALS and all(w.literals.texts):
             chars.update(text[0] for text in w.literals.texts)
@@ -194,10 +196,6 @@ def scan_skip(watches: list[Watch]) -> str:
         else:
             return ""
     return "".join(sorted(chars)) if len(chars) <= MAX_SKIP_CORE else ""
-
-
-_LITERAL_SHAPES = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES)
-"""The shapes found by ``str.find`` of one literal and held by ``literal_tail`` of it."""
 
 
 def streamed(watches: list[Watch]) -> tuple[Watch, ...]:
@@ -253,15 +251,13 @@ def _import_ahead(ns: Namespace, watches: list[Watch]) -> None:
             continue
         if w.shape is Shape.LITERALS:
             ns.imports.add("ahead", "any_ahead")
-        elif w.shape is Shape.LOOKAHEAD:
-            ns.imports.add("ahead", "find_rare_ahead")
         elif w.literal is not None:
-            ns.imports.add("ahead", "find_ahead")
+            ns.imports.add("ahead", "find_rare_ahead")
         elif w.remembered:
             ns.imports.add("ahead", "search_ahead")
 
 
-_ONE_SEARCH = (Shape.LITERAL, Shape.LITERAL_PATTERN, Shape.LITERAL_SPACES, Shape.LITERALS)
+_ONE_SEARCH = (*_ONE_LITERAL, Shape.LITERALS)
 
 
 def pending_literals(watches: list[Watch]) -> tuple[tuple[str, bool], ...]:
